@@ -1,0 +1,74 @@
+import { Command } from 'commander';
+
+/** Prints one clear line and exits 1: for start-up failures a person must act on. */
+function fail(message: string): never {
+  process.stderr.write(`tack: ${message}\n`);
+  process.exit(1);
+}
+
+async function loadConfigOrExit() {
+  const { loadConfig, ConfigError } = await import('../config.js');
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) fail(`invalid configuration: ${err.message}`);
+    throw err;
+  }
+}
+
+function startupFailure(err: unknown): never {
+  const e = err as { name?: string; code?: string; message?: string };
+  if (e.name === 'DataDirInUseError') fail(e.message ?? 'DATA_DIR is in use');
+  if (e.code === 'ECONNREFUSED' || e.code === 'ENOTFOUND' || e.code === '3D000' || e.code === '28P01' || e.code === '28000') {
+    fail(`cannot reach the database at DATABASE_URL (${e.code}): ${e.message ?? ''}`.trim());
+  }
+  if (e.code === 'EADDRINUSE') fail(`the port is already in use (${e.message ?? ''}); set PORT to another one`);
+  if (e.code === 'ENOENT' || e.code === 'EACCES') fail(`cannot read a file: ${e.message ?? ''}`);
+  fail(`start-up failed: ${e.message ?? String(err)}`);
+}
+
+export function serveCommand(): Command {
+  return new Command('serve')
+    .description('migrate the database, bootstrap on first start, and serve the API (npm start)')
+    .action(async () => {
+      const config = await loadConfigOrExit();
+      const { startServer } = await import('../server.js');
+      let server: Awaited<ReturnType<typeof startServer>>;
+      try {
+        server = await startServer(config);
+      } catch (err) {
+        startupFailure(err);
+      }
+      server.app.log.info({ url: server.url }, 'tack is listening');
+      process.stdout.write(`tack: listening on ${server.url}\n`);
+      const shutdown = (signal: string) => {
+        server.app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+        const force = setTimeout(() => process.exit(1), 25_000);
+        force.unref();
+        server.close().then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
+      };
+      process.once('SIGTERM', () => shutdown('SIGTERM'));
+      process.once('SIGINT', () => shutdown('SIGINT'));
+    });
+}
+
+export function migrateCommand(): Command {
+  return new Command('migrate').description('bring the database schema up to date and exit').action(async () => {
+    const config = await loadConfigOrExit();
+    const { connect } = await import('../db/connect.js');
+    const { migrateToLatest } = await import('../db/migrate.js');
+    let handle;
+    try {
+      handle = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1 });
+      const applied = await migrateToLatest(handle.db);
+      process.stdout.write(applied.length ? `tack: applied ${applied.join(', ')}\n` : 'tack: schema is up to date\n');
+    } catch (err) {
+      startupFailure(err);
+    } finally {
+      await handle?.close();
+    }
+  });
+}

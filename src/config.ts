@@ -1,0 +1,124 @@
+import { z } from 'zod';
+import { isWellFormedToken } from './domain/token-format.js';
+
+/**
+ * The environment, parsed once. Nothing else in tack reads `process.env`
+ * (the CLI client reads its own TACK_URL/TACK_TOKEN through `loadClientEnv`).
+ */
+
+const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+const optionalString = z.preprocess(blankToUndefined, z.string().optional());
+
+const urlString = (protocols: string[]) =>
+  z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .refine((s) => {
+        try {
+          return protocols.includes(new URL(s).protocol);
+        } catch {
+          return false;
+        }
+      }, `must be a URL (${protocols.join(' or ')})`)
+      .optional(),
+  );
+
+const envSchema = z.object({
+  PORT: z.preprocess(blankToUndefined, z.coerce.number().int().min(0).max(65535).default(3000)),
+  HOST: z.preprocess(blankToUndefined, z.string().min(1).default('127.0.0.1')),
+  DATABASE_URL: urlString(['postgres:', 'postgresql:']),
+  DATA_DIR: z.preprocess(blankToUndefined, z.string().min(1).default('./.tack')),
+  REDIS_URL: urlString(['redis:', 'rediss:']),
+  PUBLIC_BASE_URL: urlString(['http:', 'https:']),
+  TACK_BOOTSTRAP_TOKEN: z.preprocess(
+    blankToUndefined,
+    z.string().refine(isWellFormedToken, 'must be a well-formed tack token (tack_live_…, with a valid checksum)').optional(),
+  ),
+  TLS_CERT_FILE: optionalString,
+  TLS_KEY_FILE: optionalString,
+  RATE_LIMIT_PER_MINUTE: z.preprocess(blankToUndefined, z.coerce.number().int().min(1).max(1_000_000).default(600)),
+  SLACK_SIGNING_SECRET: optionalString,
+  SLACK_BOT_TOKEN: optionalString,
+  SLACK_APP_TOKEN: optionalString,
+  SLACK_ORG: z.preprocess(blankToUndefined, z.string().min(1).default('default')),
+  SLACK_API_URL: urlString(['http:', 'https:']),
+  REMINDER_HOUR: z.preprocess(blankToUndefined, z.coerce.number().int().min(0).max(23).default(9)),
+  LOG_LEVEL: z.preprocess(
+    blankToUndefined,
+    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  redisUrl: string | undefined;
+  publicBaseUrl: string;
+  bootstrapToken: string | undefined;
+  tls: { certFile: string; keyFile: string } | undefined;
+  rateLimitPerMinute: number;
+  slack: {
+    signingSecret: string | undefined;
+    botToken: string | undefined;
+    appToken: string | undefined;
+    org: string;
+    apiUrl: string | undefined;
+  };
+  reminderHour: number;
+  logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, detail: string) {
+    super(`${variable}: ${detail}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses an environment (default `process.env`); throws ConfigError naming the first bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const variable = String(issue.path[0] ?? 'environment');
+    const shown = env[variable];
+    const value = shown === undefined || /TOKEN|SECRET|KEY/.test(variable) ? '' : ` (got ${JSON.stringify(shown)})`;
+    throw new ConfigError(variable, `${issue.message}${value}`);
+  }
+  const e = parsed.data;
+  if ((e.TLS_CERT_FILE === undefined) !== (e.TLS_KEY_FILE === undefined)) {
+    const missing = e.TLS_CERT_FILE === undefined ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE';
+    throw new ConfigError(missing, 'TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+  }
+  const tls = e.TLS_CERT_FILE && e.TLS_KEY_FILE ? { certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE } : undefined;
+  const scheme = tls ? 'https' : 'http';
+  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `${scheme}://${hostForUrl(e.HOST)}:${e.PORT}/p`).replace(/\/+$/, '');
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.DATA_DIR,
+    redisUrl: e.REDIS_URL,
+    publicBaseUrl,
+    bootstrapToken: e.TACK_BOOTSTRAP_TOKEN,
+    tls,
+    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    slack: {
+      signingSecret: e.SLACK_SIGNING_SECRET,
+      botToken: e.SLACK_BOT_TOKEN,
+      appToken: e.SLACK_APP_TOKEN,
+      org: e.SLACK_ORG,
+      apiUrl: e.SLACK_API_URL,
+    },
+    reminderHour: e.REMINDER_HOUR,
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+function hostForUrl(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}

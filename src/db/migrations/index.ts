@@ -1,0 +1,5 @@
+import type { SqlMigration } from '../migration.js';
+import { platform } from './0001-platform.js';
+
+/** Every migration, in order. Later issues append theirs. */
+export const migrations: SqlMigration[] = [platform];

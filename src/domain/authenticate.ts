@@ -1,0 +1,54 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { Principal, Scope } from './context.js';
+import { AppError } from './errors.js';
+import { pgTimestamp } from './time.js';
+import { hashToken, isWellFormedToken, sameDigest } from './token-format.js';
+
+export const unauthorized = () =>
+  new AppError('unauthorized', 401, 'A valid API token is required (Authorization: Bearer tack_live_…).');
+
+/** A principal plus when its token stops working (null: never). */
+export interface Authenticated {
+  principal: Principal;
+  expiresAt: number | null;
+}
+
+/**
+ * Resolves a bearer token to its principal: format and checksum first (no database
+ * look-up for a typo), then the SHA-256 digest, compared again in constant time.
+ */
+export async function authenticateToken(db: Kysely<Database>, token: string, now: Date): Promise<Authenticated> {
+  if (!isWellFormedToken(token)) throw unauthorized();
+  const digest = hashToken(token);
+  const row = await db
+    .selectFrom('tokens')
+    .innerJoin('members', 'members.id', 'tokens.member_id')
+    .select([
+      'tokens.id as token_id',
+      'tokens.token_hash',
+      'tokens.org_id',
+      'tokens.member_id',
+      'tokens.scopes',
+      'tokens.agent',
+      'tokens.expires_at',
+      'members.role',
+    ])
+    .where('tokens.token_hash', '=', digest)
+    .where('tokens.revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (!row || !sameDigest(row.token_hash, digest)) throw unauthorized();
+  const expiresAt = row.expires_at === null ? null : pgTimestamp(row.expires_at).getTime();
+  if (expiresAt !== null && expiresAt <= now.getTime()) throw unauthorized();
+  return {
+    principal: {
+      orgId: row.org_id,
+      memberId: row.member_id,
+      tokenId: row.token_id,
+      role: row.role,
+      scopes: row.scopes as Scope[],
+      agent: row.agent,
+    },
+    expiresAt,
+  };
+}

@@ -1,0 +1,46 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { SCOPES } from './context.js';
+import { newId } from './ids.js';
+import { generateToken, hashToken, tokenHint } from './token-format.js';
+
+const BOOTSTRAP_LOCK = 7_412_032;
+
+export interface BootstrapResult {
+  created: boolean;
+  /** The owner token, only when start-up generated it (print it once); undefined otherwise. */
+  generatedToken?: string;
+}
+
+/**
+ * On an empty database: organization `default`, an `owner` member and an owner token with
+ * every scope (`TACK_BOOTSTRAP_TOKEN` when given). Safe with several processes at once.
+ */
+export async function bootstrap(db: Kysely<Database>, bootstrapToken: string | undefined): Promise<BootstrapResult> {
+  return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(${BOOTSTRAP_LOCK})`.execute(trx);
+    const any = await trx.selectFrom('organizations').select('id').limit(1).executeTakeFirst();
+    if (any) return { created: false };
+    const orgId = newId('org');
+    const memberId = newId('mem');
+    const token = bootstrapToken ?? generateToken();
+    await trx.insertInto('organizations').values({ id: orgId, slug: 'default', name: 'Default' }).execute();
+    await trx.insertInto('members').values({ id: memberId, org_id: orgId, name: 'Owner', email: null, role: 'owner', slack_user_id: null, tz: null }).execute();
+    await trx
+      .insertInto('tokens')
+      .values({
+        id: newId('tok'),
+        org_id: orgId,
+        member_id: memberId,
+        created_by: memberId,
+        name: 'bootstrap owner token',
+        token_hash: hashToken(token),
+        hint: tokenHint(token),
+        scopes: [...SCOPES],
+        agent: false,
+        expires_at: null,
+      })
+      .execute();
+    return bootstrapToken ? { created: true } : { created: true, generatedToken: token };
+  });
+}

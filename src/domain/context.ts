@@ -1,0 +1,22 @@
+import type { Kysely } from 'kysely';
+import type { Database, Role } from '../db/schema.js';
+
+export const SCOPES = ['read', 'write', 'replay', 'config:write'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** Who is calling: a token's holder, or a linked Slack user (a human without a token). */
+export interface Principal {
+  orgId: string;
+  memberId: string;
+  tokenId: string | null;
+  role: Role;
+  scopes: readonly Scope[];
+  agent: boolean;
+}
+
+/** What every domain function gets. Inside a write, `db` is the write's transaction. */
+export interface Ctx {
+  db: Kysely<Database>;
+  clock: () => Date;
+  principal: Principal;
+}

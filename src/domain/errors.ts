@@ -1,0 +1,32 @@
+/** A field-level problem in a 422 response. */
+export interface FieldError {
+  field: string;
+  code: string;
+  message: string;
+}
+
+/**
+ * The one error type the domain throws. Each face maps it once: HTTP envelope,
+ * Slack ephemeral text, MCP `isError`, CLI stderr and exit code.
+ */
+export class AppError extends Error {
+  constructor(
+    readonly code: string,
+    readonly status: number,
+    readonly userMessage: string,
+    readonly fields?: FieldError[],
+  ) {
+    super(userMessage);
+    this.name = 'AppError';
+  }
+}
+
+export const notFound = (resource: string, what = resource) =>
+  new AppError(`${resource}_not_found`, 404, `No ${what.replace(/_/g, ' ')} with that identifier.`);
+
+export const validationFailed = (fields: FieldError[], message = 'Some fields are not valid.') =>
+  new AppError('validation_failed', 422, message, fields);
+
+export const forbidden = (code: string, message: string) => new AppError(code, 403, message);
+
+export const conflict = (code: string, message: string) => new AppError(code, 409, message);

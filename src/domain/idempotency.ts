@@ -1,0 +1,95 @@
+import { createHash } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { AppError } from './errors.js';
+
+export const IDEMPOTENCY_TTL_HOURS = 24;
+
+export interface StoredResponse {
+  status: number;
+  body: string | null;
+}
+
+/** JSON with object keys sorted, so the same input always hashes the same. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export function requestHash(input: unknown): string {
+  return createHash('sha256').update(canonical(input)).digest('hex');
+}
+
+export interface IdempotencySlot {
+  owner: string;
+  operation: string;
+  key: string;
+  hash: string;
+}
+
+/**
+ * Claims the key inside the write's transaction. Another transaction holding the same key
+ * means the first request is still running (409 `idempotency_key_in_use`); a committed record
+ * is replayed when the body matches, refused (409 `idempotency_key_reused`) when it does not.
+ * Returns the stored response to replay, or undefined when the write should run.
+ */
+export async function claimKey(trx: Kysely<Database>, slot: IdempotencySlot): Promise<StoredResponse | undefined> {
+  // Keys are visible ASCII, so a space cannot occur inside any part.
+  const lockName = `${slot.owner} ${slot.operation} ${slot.key}`;
+  const { rows } = await sql<{ got: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${lockName}, 0)) as got`.execute(trx);
+  if (!rows[0]?.got) {
+    throw new AppError('idempotency_key_in_use', 409, 'A request with this Idempotency-Key is still being processed; retry shortly.');
+  }
+  const existing = await trx
+    .selectFrom('idempotency_keys')
+    .select(['request_hash', 'status', 'body'])
+    .where('token_id', '=', slot.owner)
+    .where('operation', '=', slot.operation)
+    .where('key', '=', slot.key)
+    .where(sql<boolean>`created_at > now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`)
+    .executeTakeFirst();
+  if (!existing) return undefined;
+  if (existing.request_hash !== slot.hash) {
+    throw new AppError('idempotency_key_reused', 409, 'This Idempotency-Key was already used with a different request.');
+  }
+  return { status: existing.status, body: existing.body };
+}
+
+/** Records the response in the same transaction as the write it guards. */
+export async function recordKey(trx: Kysely<Database>, slot: IdempotencySlot, response: StoredResponse): Promise<void> {
+  await trx
+    .insertInto('idempotency_keys')
+    .values({
+      token_id: slot.owner,
+      operation: slot.operation,
+      key: slot.key,
+      request_hash: slot.hash,
+      status: response.status,
+      body: response.body,
+    })
+    // Only an expired record can be in the way here (a live one was replayed above).
+    .onConflict((oc) =>
+      oc.columns(['token_id', 'operation', 'key']).doUpdateSet({
+        request_hash: slot.hash,
+        status: response.status,
+        body: response.body,
+        created_at: sql`now()`,
+      }),
+    )
+    .execute();
+}
+
+/** Deletes records past their 24 hours; returns how many. */
+export async function pruneIdempotencyKeys(db: Kysely<Database>): Promise<number> {
+  const result = await db
+    .deleteFrom('idempotency_keys')
+    .where(sql<boolean>`created_at < now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

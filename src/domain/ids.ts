@@ -1,0 +1,18 @@
+import { randomBytes } from 'node:crypto';
+
+export type IdPrefix = 'org' | 'mem' | 'tok' | 'snp' | 'brd' | 'crd' | 'crit' | 'todo' | 'ms' | 'sub';
+
+const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
+
+/** Opaque identifier with a type prefix (`snp_…`): 16 random base36 characters, about 82 bits. */
+export function newId(prefix: IdPrefix): string {
+  const bytes = randomBytes(16);
+  let out = '';
+  for (const b of bytes) out += ALPHABET[b % 36];
+  return `${prefix}_${out}`;
+}
+
+/** True when `value` looks like an id of that type; used to tell ids from slugs and refs. */
+export function hasIdPrefix(value: string, prefix: IdPrefix): boolean {
+  return value.startsWith(`${prefix}_`);
+}

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { SCOPES, type Ctx } from './context.js';
+import { notFound } from './errors.js';
+import { memberSchema, orgSchema, presentMember } from './members.js';
+
+export const meSchema = z.object({
+  member: memberSchema,
+  org: orgSchema,
+  scopes: z.array(z.enum(SCOPES)),
+  agent: z.boolean(),
+});
+export type Me = z.infer<typeof meSchema>;
+
+/** The caller: member, organization, the token's scopes and whether it is an agent. One query. */
+export async function getMe(ctx: Ctx): Promise<Me> {
+  const row = await ctx.db
+    .selectFrom('members')
+    .innerJoin('organizations', 'organizations.id', 'members.org_id')
+    .select([
+      'members.id',
+      'members.org_id',
+      'members.name',
+      'members.email',
+      'members.role',
+      'members.slack_user_id',
+      'members.tz',
+      'members.created_at',
+      'organizations.slug as org_slug',
+      'organizations.name as org_name',
+    ])
+    .where('members.id', '=', ctx.principal.memberId)
+    .where('members.org_id', '=', ctx.principal.orgId)
+    .executeTakeFirst();
+  if (!row) throw notFound('member');
+  return {
+    member: presentMember(row),
+    org: { id: row.org_id, slug: row.org_slug, name: row.org_name },
+    scopes: [...ctx.principal.scopes],
+    agent: ctx.principal.agent,
+  };
+}

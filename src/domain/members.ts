@@ -1,0 +1,168 @@
+import { z } from 'zod';
+import type { Kysely, Updateable } from 'kysely';
+import type { Database, MembersTable } from '../db/schema.js';
+import type { Ctx } from './context.js';
+import { AppError, notFound } from './errors.js';
+import { id, label, pageQuery, timeZone } from './fields.js';
+import { newId } from './ids.js';
+import { before, pageLimit, readCursor, toPage, type Page } from './pagination.js';
+import { requireConfigWrite, requireScope } from './permissions.js';
+import { toIso } from './time.js';
+
+export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
+
+export const memberSchema = z.object({
+  id: z.string(),
+  org_id: z.string(),
+  name: z.string(),
+  email: z.string().nullable(),
+  role: z.enum(ROLES),
+  slack_user_id: z.string().nullable(),
+  tz: z.string().nullable(),
+  created_at: z.string(),
+});
+export type Member = z.infer<typeof memberSchema>;
+
+export const orgSchema = z.object({ id: z.string(), slug: z.string(), name: z.string() });
+
+const email = z.string().trim().max(254).email('must be an e-mail address');
+const slackUserId = z.string().trim().regex(/^[UW][A-Z0-9]{2,20}$/, 'must be a Slack user id such as U012AB3CD');
+
+export const createMemberInput = z.object({
+  name: label(200),
+  email: email.optional(),
+  role: z.enum(ROLES).default('member'),
+  slack_user_id: slackUserId.optional(),
+  tz: timeZone.optional(),
+});
+
+export const updateMemberInput = z.object({
+  id: id('mem'),
+  name: label(200).optional(),
+  email: email.nullable().optional(),
+  role: z.enum(ROLES).optional(),
+  slack_user_id: slackUserId.nullable().optional(),
+  tz: timeZone.nullable().optional(),
+});
+
+export const listMembersInput = z.object(pageQuery);
+
+type MemberRow = Pick<MembersTable, 'id' | 'org_id' | 'name' | 'email' | 'role' | 'slack_user_id' | 'tz'> & { created_at: string };
+
+export function presentMember(row: MemberRow): Member {
+  return {
+    id: row.id,
+    org_id: row.org_id,
+    name: row.name,
+    email: row.email,
+    role: row.role,
+    slack_user_id: row.slack_user_id,
+    tz: row.tz,
+    created_at: toIso(row.created_at),
+  };
+}
+
+const memberColumns = ['id', 'org_id', 'name', 'email', 'role', 'slack_user_id', 'tz', 'created_at'] as const;
+
+export async function listMembers(ctx: Ctx, input: z.infer<typeof listMembersInput>): Promise<Page<Member>> {
+  const scope = ['members', ctx.principal.orgId];
+  const at = readCursor(input.cursor, scope);
+  const limit = pageLimit(input);
+  let q = ctx.db.selectFrom('members').select(memberColumns).where('org_id', '=', ctx.principal.orgId);
+  if (at) q = q.where(before('created_at', 'id', at, 'timestamptz'));
+  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  return toPage(rows, limit, (r) => ({ key: r.created_at, id: r.id }), presentMember, scope);
+}
+
+export async function getMember(db: Kysely<Database>, orgId: string, memberId: string): Promise<Member> {
+  const row = await db
+    .selectFrom('members')
+    .select(memberColumns)
+    .where('org_id', '=', orgId)
+    .where('id', '=', memberId)
+    .executeTakeFirst();
+  if (!row) throw notFound('member');
+  return presentMember(row);
+}
+
+/** Unique e-mail and Slack id per organization: a clash is a 409, not a 500. */
+function uniqueClash(err: unknown): AppError | undefined {
+  const e = err as { code?: string; constraint?: string };
+  if (e.code !== '23505') return undefined;
+  if (e.constraint === 'members_org_slack') return new AppError('member_conflict', 409, 'Another member is already linked to that Slack user.');
+  return new AppError('member_conflict', 409, 'Another member already has that e-mail address.');
+}
+
+export async function createMember(ctx: Ctx, input: z.infer<typeof createMemberInput>): Promise<Member> {
+  requireConfigWrite(ctx.principal);
+  if (input.role === 'owner' && ctx.principal.role !== 'owner') {
+    throw new AppError('forbidden_role', 403, 'Only an owner can make another owner.');
+  }
+  try {
+    const row = await ctx.db
+      .insertInto('members')
+      .values({
+        id: newId('mem'),
+        org_id: ctx.principal.orgId,
+        name: input.name,
+        email: input.email ?? null,
+        role: input.role,
+        slack_user_id: input.slack_user_id ?? null,
+        tz: input.tz ?? null,
+      })
+      .returning(memberColumns)
+      .executeTakeFirstOrThrow();
+    return presentMember(row);
+  } catch (err) {
+    throw uniqueClash(err) ?? err;
+  }
+}
+
+/**
+ * A member may change their own name, e-mail, Slack link and time zone with `write`;
+ * anything about another member, and any role, needs `config:write` as owner or admin.
+ */
+export async function updateMember(ctx: Ctx, input: z.infer<typeof updateMemberInput>): Promise<Member> {
+  const self = input.id === ctx.principal.memberId;
+  if (!self || input.role !== undefined) requireConfigWrite(ctx.principal);
+  else requireScope(ctx.principal, 'write');
+  const current = await getMember(ctx.db, ctx.principal.orgId, input.id);
+  if (input.role !== undefined && input.role !== current.role) {
+    if ((input.role === 'owner' || current.role === 'owner') && ctx.principal.role !== 'owner') {
+      throw new AppError('forbidden_role', 403, 'Only an owner can grant or take away the owner role.');
+    }
+    if (current.role === 'owner') await ensureAnotherOwner(ctx, current.id);
+  }
+  const patch: Updateable<MembersTable> = {};
+  if (input.name !== undefined) patch.name = input.name;
+  if (input.email !== undefined) patch.email = input.email;
+  if (input.role !== undefined) patch.role = input.role;
+  if (input.slack_user_id !== undefined) patch.slack_user_id = input.slack_user_id;
+  if (input.tz !== undefined) patch.tz = input.tz;
+  if (Object.keys(patch).length === 0) return current;
+  try {
+    const row = await ctx.db
+      .updateTable('members')
+      .set({ ...patch, updated_at: ctx.clock().toISOString() })
+      .where('org_id', '=', ctx.principal.orgId)
+      .where('id', '=', input.id)
+      .returning(memberColumns)
+      .executeTakeFirstOrThrow();
+    return presentMember(row);
+  } catch (err) {
+    throw uniqueClash(err) ?? err;
+  }
+}
+
+async function ensureAnotherOwner(ctx: Ctx, leaving: string): Promise<void> {
+  const others = await ctx.db
+    .selectFrom('members')
+    .select('id')
+    .where('org_id', '=', ctx.principal.orgId)
+    .where('role', '=', 'owner')
+    .where('id', '!=', leaving)
+    .forUpdate()
+    .execute();
+  if (others.length === 0) throw new AppError('last_owner', 409, 'An organization keeps at least one owner.');
+}
+

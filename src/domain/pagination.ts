@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import { sql, type RawBuilder } from 'kysely';
+import { AppError } from './errors.js';
+
+export const DEFAULT_LIMIT = 25;
+export const MAX_LIMIT = 100;
+
+export interface PageInput {
+  cursor?: string | undefined;
+  limit?: number | undefined;
+}
+
+export interface Page<T> {
+  data: T[];
+  next_cursor?: string;
+}
+
+/** Where the previous page stopped: its last row's sort key (Postgres text or a number) and id. */
+export interface Position {
+  key: string | number;
+  id: string;
+}
+
+const invalidCursor = () =>
+  new AppError('invalid_cursor', 400, 'That cursor is not valid for this list; start again without it.');
+
+function fingerprint(scope: unknown): string {
+  return createHash('sha256').update(JSON.stringify(scope)).digest('base64url').slice(0, 16);
+}
+
+/**
+ * Decodes a cursor made for the same list and the same filters (`scope`); a cursor from
+ * another list or other filters is refused with 400 `invalid_cursor`.
+ */
+export function readCursor(cursor: string | undefined, scope: unknown): Position | undefined {
+  if (cursor === undefined || cursor === '') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalidCursor();
+  }
+  if (
+    !Array.isArray(parsed) ||
+    parsed.length !== 3 ||
+    (typeof parsed[0] !== 'string' && typeof parsed[0] !== 'number') ||
+    typeof parsed[1] !== 'string' ||
+    parsed[2] !== fingerprint(scope)
+  ) {
+    throw invalidCursor();
+  }
+  return { key: parsed[0], id: parsed[1] };
+}
+
+export function makeCursor(position: Position, scope: unknown): string {
+  return Buffer.from(JSON.stringify([position.key, position.id, fingerprint(scope)])).toString('base64url');
+}
+
+export function pageLimit(input: PageInput): number {
+  return input.limit ?? DEFAULT_LIMIT;
+}
+
+/**
+ * The keyset condition for newest-first lists: `(sort, id) < (key, id)`, a row comparison
+ * that a `(…, sort desc, id desc)` index serves. `cast` names the sort column's type so a
+ * text key compares as that type (`timestamptz`, `date`, `integer`).
+ */
+export function before(sortColumn: string, idColumn: string, at: Position, cast: 'timestamptz' | 'integer' | 'text'): RawBuilder<boolean> {
+  return sql<boolean>`(${sql.ref(sortColumn)}, ${sql.ref(idColumn)}) < (cast(${at.key} as ${sql.raw(cast)}), ${at.id})`;
+}
+
+/**
+ * Turns `limit + 1` fetched rows into a page: the extra row only tells that more exist.
+ */
+export function toPage<Row, Out>(
+  rows: Row[],
+  limit: number,
+  positionOf: (row: Row) => Position,
+  present: (row: Row) => Out,
+  scope: unknown,
+): Page<Out> {
+  const more = rows.length > limit;
+  const kept = more ? rows.slice(0, limit) : rows;
+  const page: Page<Out> = { data: kept.map(present) };
+  if (more && kept.length > 0) page.next_cursor = makeCursor(positionOf(kept[kept.length - 1]!), scope);
+  return page;
+}

@@ -1,0 +1,135 @@
+import { z } from 'zod';
+import type { Ctx, Scope } from './context.js';
+import { SCOPES } from './context.js';
+import { AppError, notFound } from './errors.js';
+import { id, isoDateTime, label, pageQuery } from './fields.js';
+import { newId } from './ids.js';
+import { getMember } from './members.js';
+import { before, pageLimit, readCursor, toPage, type Page } from './pagination.js';
+import { isAdmin, requireConfigWrite, requireScope } from './permissions.js';
+import { toIso } from './time.js';
+import { generateToken, hashToken, tokenHint } from './token-format.js';
+import type { TokensTable } from '../db/schema.js';
+
+export const tokenSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  member_id: z.string(),
+  scopes: z.array(z.enum(SCOPES)),
+  agent: z.boolean(),
+  hint: z.string().describe('The start of the token, safe to show'),
+  expires_at: z.string().nullable(),
+  revoked_at: z.string().nullable(),
+  created_at: z.string(),
+});
+export type Token = z.infer<typeof tokenSchema>;
+
+export const createdTokenSchema = tokenSchema.extend({
+  token: z.string().describe('The secret token. Shown this once; only its SHA-256 is kept.'),
+});
+
+export const createTokenInput = z.object({
+  name: label(100),
+  scopes: z.array(z.enum(SCOPES)).min(1).max(SCOPES.length).default(['read']),
+  agent: z.boolean().default(false),
+  member_id: id('mem').optional().describe("The member the token acts as; others' tokens need config:write"),
+  expires_at: isoDateTime.optional(),
+});
+
+export const listTokensInput = z.object(pageQuery);
+export const revokeTokenInput = z.object({ id: id('tok') });
+
+type TokenRow = Pick<TokensTable, 'id' | 'name' | 'member_id' | 'scopes' | 'agent' | 'hint'> & {
+  expires_at: string | null;
+  revoked_at: string | null;
+  created_at: string;
+};
+
+const tokenColumns = ['id', 'name', 'member_id', 'scopes', 'agent', 'hint', 'expires_at', 'revoked_at', 'created_at'] as const;
+
+export function presentToken(row: TokenRow): Token {
+  return {
+    id: row.id,
+    name: row.name,
+    member_id: row.member_id,
+    scopes: row.scopes as Scope[],
+    agent: row.agent,
+    hint: row.hint,
+    expires_at: toIso(row.expires_at),
+    revoked_at: toIso(row.revoked_at),
+    created_at: toIso(row.created_at),
+  };
+}
+
+/** Your own tokens; with `config:write` as owner or admin, every token of the organization. */
+export async function listTokens(ctx: Ctx, input: z.infer<typeof listTokensInput>): Promise<Page<Token>> {
+  const all = ctx.principal.scopes.includes('config:write') && isAdmin(ctx.principal);
+  const scope = ['tokens', ctx.principal.orgId, all ? '*' : ctx.principal.memberId];
+  const at = readCursor(input.cursor, scope);
+  const limit = pageLimit(input);
+  let q = ctx.db.selectFrom('tokens').select(tokenColumns).where('org_id', '=', ctx.principal.orgId);
+  if (!all) q = q.where('member_id', '=', ctx.principal.memberId);
+  if (at) q = q.where(before('created_at', 'id', at, 'timestamptz'));
+  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  return toPage(rows, limit, (r) => ({ key: r.created_at, id: r.id }), presentToken, scope);
+}
+
+/**
+ * A new token never holds more than the token that made it: its scopes must be a subset,
+ * and a token made by an agent token is an agent token too.
+ */
+export async function createToken(ctx: Ctx, input: z.infer<typeof createTokenInput>): Promise<z.infer<typeof createdTokenSchema>> {
+  const memberId = input.member_id ?? ctx.principal.memberId;
+  if (memberId !== ctx.principal.memberId) requireConfigWrite(ctx.principal);
+  const member = await getMember(ctx.db, ctx.principal.orgId, memberId);
+  const wider = input.scopes.filter((s) => !ctx.principal.scopes.includes(s));
+  if (wider.length > 0) {
+    throw new AppError('insufficient_scope', 403, `A token cannot grant scopes it does not hold: ${wider.join(', ')}.`);
+  }
+  if (input.expires_at !== undefined && Date.parse(input.expires_at) <= ctx.clock().getTime()) {
+    throw new AppError('validation_failed', 422, 'Some fields are not valid.', [
+      { field: 'expires_at', code: 'in_the_past', message: 'must be in the future' },
+    ]);
+  }
+  const secret = generateToken();
+  const row = await ctx.db
+    .insertInto('tokens')
+    .values({
+      id: newId('tok'),
+      org_id: ctx.principal.orgId,
+      member_id: member.id,
+      created_by: ctx.principal.memberId,
+      name: input.name,
+      token_hash: hashToken(secret),
+      hint: tokenHint(secret),
+      scopes: [...new Set(input.scopes)],
+      agent: input.agent || ctx.principal.agent,
+      expires_at: input.expires_at ?? null,
+    })
+    .returning(tokenColumns)
+    .executeTakeFirstOrThrow();
+  return { ...presentToken(row), token: secret };
+}
+
+/** Revokes your own token, or with `config:write` any token of the organization. Takes effect on the next request. */
+export async function revokeToken(ctx: Ctx, input: z.infer<typeof revokeTokenInput>): Promise<void> {
+  const row = await ctx.db
+    .selectFrom('tokens')
+    .select(['id', 'member_id', 'revoked_at'])
+    .where('org_id', '=', ctx.principal.orgId)
+    .where('id', '=', input.id)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!row) throw notFound('token');
+  if (row.member_id !== ctx.principal.memberId) {
+    try {
+      requireConfigWrite(ctx.principal);
+    } catch {
+      throw notFound('token');
+    }
+  } else {
+    requireScope(ctx.principal, 'write');
+  }
+  if (row.revoked_at !== null) return;
+  await ctx.db.updateTable('tokens').set({ revoked_at: ctx.clock().toISOString() }).where('id', '=', row.id).execute();
+}

@@ -1,0 +1,123 @@
+import { randomBytes } from 'node:crypto';
+import type https from 'node:https';
+import Fastify, { LogController, type FastifyHttpsOptions, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { serializerCompiler, validatorCompiler } from '@fastify/type-provider-zod';
+import type { Config } from '../config.js';
+import type { Database } from '../db/schema.js';
+import { AppError } from '../domain/errors.js';
+import { operations } from '../operations/index.js';
+import type { Operation } from '../operations/operation.js';
+import type { Runtime } from '../operations/execute.js';
+import { AuthCache } from './auth-cache.js';
+import { envelopeFor, sendError } from './envelope.js';
+import { registerHealth } from './health.js';
+import { registerJsonParser } from './json-parser.js';
+import { registerOpenApi } from './openapi.js';
+import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './rate-limit.js';
+import { allowedMethods, registerOperationRoutes } from './routes.js';
+
+export interface AppDeps {
+  config: Config;
+  db: Kysely<Database>;
+  log: Logger;
+  redis?: Redis | undefined;
+  clock?: () => Date;
+  https?: { cert: Buffer; key: Buffer } | undefined;
+  /** Told after a commit that changed tokens or members (other processes' caches). */
+  onAuthChanged?: () => void;
+}
+
+export interface App {
+  app: FastifyInstance;
+  authCache: AuthCache;
+  runtime: Runtime;
+}
+
+// JSON bodies may carry a snippet of up to 1 MiB, escaped; the domain enforces the real limits.
+const BODY_LIMIT = 4 * 1024 * 1024;
+
+/** Builds the HTTP app without listening (tests inject or listen on port 0). */
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const options: FastifyServerOptions = {
+    loggerInstance: deps.log,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: BODY_LIMIT,
+    genReqId: () => `req_${randomBytes(12).toString('hex')}`,
+    requestIdHeader: false,
+    return503OnClosing: true,
+    routerOptions: { maxParamLength: 500, ignoreTrailingSlash: true },
+  };
+  // Fastify's HTTPS overload returns an instance typed for https.Server; the app itself does
+  // not care which server carries it.
+  const app = (deps.https ? Fastify({ ...options, https: deps.https } as FastifyHttpsOptions<https.Server>) : Fastify(options)) as unknown as FastifyInstance;
+
+  const clock = deps.clock ?? (() => new Date());
+  const authCache = new AuthCache(deps.db, () => clock().getTime());
+  const limiter: RateLimiter = deps.redis
+    ? new RedisRateLimiter(deps.redis, deps.config.rateLimitPerMinute, deps.log)
+    : new MemoryRateLimiter(deps.config.rateLimitPerMinute, () => clock().getTime());
+  const runtime: Runtime = {
+    db: deps.db,
+    clock,
+    afterCommit(op: Operation) {
+      if (!op.changesAuth) return;
+      authCache.clear();
+      deps.onAuthChanged?.();
+    },
+  };
+
+  app.setValidatorCompiler(validatorCompiler);
+  // Operation handlers send pre-serialized JSON strings (so a replay is byte for byte), which
+  // Fastify passes through; response schemas serve OpenAPI.
+  app.setSerializerCompiler(serializerCompiler);
+  app.decorateRequest('principal', null);
+  app.decorateRequest('authError', null);
+  registerJsonParser(app);
+  app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
+
+  const methodsFor = allowedMethods(operations);
+  app.setNotFoundHandler((request, reply) => {
+    const allowed = methodsFor(request.url);
+    if (allowed.length > 0) {
+      return reply.code(405).header('Allow', allowed.join(', ')).send(envelopeFor(405, request.id));
+    }
+    return reply.code(404).send(envelopeFor(404, request.id));
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+    if (!request.url.startsWith('/v1/') && request.url !== '/v1') return;
+    let key: string | undefined;
+    const header = request.headers.authorization;
+    if (header !== undefined) {
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      try {
+        if (!m) throw new AppError('unauthorized', 401, 'Use the header Authorization: Bearer <token>.');
+        const auth = await authCache.authenticate(m[1]!);
+        request.principal = auth.principal;
+        key = `tok:${auth.principal.tokenId}`;
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        request.authError = err;
+      }
+    }
+    const decision = await limiter.hit(key ?? `ip:${request.ip}`);
+    reply.header('RateLimit-Limit', decision.limit);
+    reply.header('RateLimit-Remaining', decision.remaining);
+    reply.header('RateLimit-Reset', decision.reset);
+    if (!decision.allowed) {
+      reply.header('Retry-After', decision.reset);
+      throw new AppError('rate_limited', 429, `Too many requests; retry in ${decision.reset} s.`);
+    }
+  });
+
+  app.addHook('onClose', async () => limiter.close());
+
+  await registerOpenApi(app);
+  registerHealth(app, deps);
+  registerOperationRoutes(app, operations, runtime);
+  return { app, authCache, runtime };
+}

@@ -1,0 +1,113 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, type FieldError } from '../domain/errors.js';
+
+export interface Envelope {
+  code: string;
+  http_status: number;
+  user_message: string;
+  request_id: string;
+  errors?: FieldError[];
+}
+
+const GENERIC: Record<number, [string, string]> = {
+  400: ['malformed_request', 'The request could not be read.'],
+  401: ['unauthorized', 'A valid API token is required.'],
+  403: ['forbidden', 'You are not allowed to do that.'],
+  404: ['not_found', 'Nothing was found at this address.'],
+  405: ['method_not_allowed', 'This address does not accept that method.'],
+  406: ['not_acceptable', 'This address cannot answer in the requested format.'],
+  408: ['request_timeout', 'The request took too long to arrive.'],
+  409: ['conflict', 'The request conflicts with the current state.'],
+  413: ['payload_too_large', 'The request body is too large.'],
+  414: ['uri_too_long', 'The address is too long.'],
+  415: ['unsupported_media_type', 'Send request bodies as application/json.'],
+  422: ['validation_failed', 'Some fields are not valid.'],
+  429: ['rate_limited', 'Too many requests; retry after the time in Retry-After.'],
+  431: ['headers_too_large', 'The request headers are too large.'],
+  500: ['internal_error', 'Something went wrong on our side; retry with backoff and quote the request id if it persists.'],
+  503: ['service_unavailable', 'The service is briefly unavailable; retry with backoff.'],
+};
+
+export function envelopeFor(status: number, requestId: string, code?: string, message?: string, errors?: FieldError[]): Envelope {
+  const generic = GENERIC[status] ?? (status >= 500 ? GENERIC[500]! : GENERIC[400]!);
+  const env: Envelope = {
+    code: code ?? generic[0],
+    http_status: status,
+    user_message: message ?? generic[1],
+    request_id: requestId,
+  };
+  if (errors) env.errors = errors;
+  return env;
+}
+
+interface ValidationIssue {
+  instancePath?: string;
+  keyword?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+const CONTEXT_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'headers' };
+
+/** Fastify/zod validation issues as `{field, code, message}`: field is the dotted path of the input. */
+export function fieldErrors(issues: ValidationIssue[], context: string | undefined): FieldError[] {
+  return issues.map((issue) => {
+    const path = (issue.instancePath ?? '').split('/').filter(Boolean).join('.');
+    const keys = issue.params?.keys;
+    const unknown = Array.isArray(keys) && keys.length > 0 ? `${path ? `${path}.` : ''}${String(keys[0])}` : undefined;
+    return {
+      field: unknown ?? (path || CONTEXT_NAMES[context ?? 'body'] || 'body'),
+      code: issue.keyword ?? 'invalid',
+      message: issue.message ?? 'is not valid',
+    };
+  });
+}
+
+/** Errors that mean the database (or another dependency) is unreachable right now: 503, not 500. */
+function isUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown };
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300'].includes(code)) return true;
+  if (code.startsWith('08')) return true;
+  const message = typeof e.message === 'string' ? e.message : '';
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message);
+}
+
+/** Postgres class 22 (data exception): a value the request carried, such as text with NUL. */
+function isDataError(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code);
+}
+
+/**
+ * The one mapping from any thrown error to the envelope. Only AppError messages and
+ * Fastify's own client-error codes reach the body; anything else is logged and answered
+ * with a generic 500 or 503, never its message, stack, SQL or a path.
+ */
+export function sendError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const id = request.id;
+  if (err instanceof AppError) {
+    if (err.status === 429) reply.header('Retry-After', String(reply.getHeader('RateLimit-Reset') ?? 60));
+    return reply.code(err.status).type('application/json; charset=utf-8').send(envelopeFor(err.status, id, err.code, err.userMessage, err.fields));
+  }
+  const fe = err as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
+  if (Array.isArray(fe.validation)) {
+    return reply.code(422).send(envelopeFor(422, id, 'validation_failed', 'Some fields are not valid.', fieldErrors(fe.validation, fe.validationContext)));
+  }
+  const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
+  if (status >= 400 && status < 500 && typeof fe.code === 'string' && fe.code.startsWith('FST_')) {
+    return reply.code(status).send(envelopeFor(status, id));
+  }
+  if (status >= 400 && status < 500 && err instanceof SyntaxError) {
+    return reply.code(400).send(envelopeFor(400, id));
+  }
+  if (isDataError(err)) {
+    return reply.code(422).send(envelopeFor(422, id, 'invalid_value', 'A value in the request cannot be stored or compared (for example, text with a NUL character).'));
+  }
+  if (isUnavailable(err)) {
+    request.log.error({ err }, 'dependency unavailable');
+    return reply.code(503).header('Retry-After', '1').send(envelopeFor(503, id));
+  }
+  request.log.error({ err }, 'unhandled error');
+  return reply.code(500).send(envelopeFor(500, id));
+}

@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import type { AppDeps } from './app.js';
+import { envelopeFor } from './envelope.js';
+
+const PING_TIMEOUT_MS = 2_000;
+
+function withTimeout<T>(p: Promise<T>, what: string): Promise<T> {
+  return Promise.race([
+    p,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what} did not answer`)), PING_TIMEOUT_MS).unref()),
+  ]);
+}
+
+/** `/healthz`: the process serves. `/readyz`: the database (and Redis, when configured) answer now. */
+export function registerHealth(app: FastifyInstance, deps: Pick<AppDeps, 'db' | 'redis'>): void {
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
+    const checks: Record<string, 'ok' | 'down'> = {};
+    try {
+      await withTimeout(sql`select 1`.execute(deps.db), 'database');
+      checks.database = 'ok';
+    } catch {
+      checks.database = 'down';
+    }
+    if (deps.redis) {
+      try {
+        if (deps.redis.status !== 'ready') throw new Error('redis not ready');
+        await withTimeout(deps.redis.ping(), 'redis');
+        checks.redis = 'ok';
+      } catch {
+        checks.redis = 'down';
+      }
+    }
+    const ready = Object.values(checks).every((v) => v === 'ok');
+    if (ready) return { status: 'ready', checks };
+    return reply.code(503).send({ ...envelopeFor(503, request.id, 'not_ready', 'A dependency is not answering.'), checks });
+  });
+}

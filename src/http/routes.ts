@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from '@fastify/type-provider-zod';
+import { AppError } from '../domain/errors.js';
+import { unauthorized } from '../domain/authenticate.js';
+import type { Principal } from '../domain/context.js';
+import { execute, type Runtime } from '../operations/execute.js';
+import type { Operation } from '../operations/operation.js';
+
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+export function fastifyPath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ':$1');
+}
+
+function idempotencyKey(request: FastifyRequest): string | undefined {
+  const raw = request.headers['idempotency-key'];
+  if (raw === undefined) return undefined;
+  const key = Array.isArray(raw) ? raw[0] : raw;
+  if (key === undefined || !KEY_PATTERN.test(key)) {
+    throw new AppError('validation_failed', 422, 'Some fields are not valid.', [
+      { field: 'Idempotency-Key', code: 'invalid', message: 'must be 1 to 255 visible ASCII characters' },
+    ]);
+  }
+  return key;
+}
+
+export function principalOf(request: FastifyRequest): Principal {
+  if (request.principal) return request.principal;
+  throw request.authError ?? unauthorized();
+}
+
+/** One Fastify route per operation; the handler only gathers input and presents the outcome. */
+export function registerOperationRoutes(app: FastifyInstance, ops: readonly Operation[], rt: Runtime): void {
+  const typed = app.withTypeProvider<ZodTypeProvider>();
+  for (const op of ops) {
+    typed.route({
+      method: op.method,
+      url: `/v1${fastifyPath(op.path)}`,
+      schema: {
+        operationId: op.name,
+        summary: op.summary,
+        tags: [op.group],
+        ...(op.params ? { params: op.params } : {}),
+        ...(op.query ? { querystring: op.query } : {}),
+        ...(op.body ? { body: op.body } : {}),
+        response: op.output ? { [op.status]: op.output } : { 204: z.null().describe('No content') },
+      },
+      // Fail on auth before the body is read or validated.
+      preValidation: async (request) => {
+        principalOf(request);
+        if (op.body && request.body === undefined) request.body = {};
+      },
+      handler: async (request, reply) => {
+        const principal = principalOf(request);
+        const input = {
+          ...(request.params as Record<string, unknown>),
+          ...(request.query as Record<string, unknown>),
+          ...(request.body as Record<string, unknown> | undefined),
+        };
+        const key = op.readOnly ? undefined : idempotencyKey(request);
+        const outcome = await execute(rt, op, principal, input, key);
+        // The status comes from the operation's own table entry.
+        reply.code(outcome.status as 204);
+        if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
+        if (outcome.body === null) return reply.send();
+        return reply.type('application/json; charset=utf-8').send(outcome.body);
+      },
+    });
+  }
+}
+
+/** The methods an operation path accepts, for 405 answers on a known path with another method. */
+export function allowedMethods(ops: readonly Operation[]): (url: string) => string[] {
+  const patterns = ops.map((op) => ({
+    method: op.method,
+    re: new RegExp(`^/v1${op.path.replace(/\{\w+\}/g, '[^/]+')}/?$`),
+  }));
+  return (url: string) => {
+    const path = url.split('?')[0] ?? url;
+    const methods = new Set<string>();
+    for (const p of patterns) if (p.re.test(path)) methods.add(p.method);
+    if (methods.has('GET')) methods.add('HEAD');
+    return [...methods];
+  };
+}

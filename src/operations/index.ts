@@ -1,0 +1,13 @@
+import type { Operation } from './operation.js';
+import { platformOperations } from './platform.js';
+
+/** The table of operations: every face (HTTP, MCP, CLI, OpenAPI) is generated from it. */
+export const operations: readonly Operation[] = [...platformOperations];
+
+const byName = new Map(operations.map((op) => [op.name, op]));
+
+export function operationNamed(name: string): Operation {
+  const op = byName.get(name);
+  if (!op) throw new Error(`unknown operation ${name}`);
+  return op;
+}

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import type { Ctx, Scope } from '../domain/context.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+type Obj = z.ZodObject;
+type Empty = z.ZodObject<{}>;
+
+/** What the domain function of an operation receives: path, query and body merged. */
+export type InputOf<P extends Obj, Q extends Obj, B extends Obj> = z.output<P> & z.output<Q> & z.output<B>;
+
+export interface OperationSpec<P extends Obj, Q extends Obj, B extends Obj, O extends z.ZodType | undefined> {
+  /** The operationId: the HTTP route, MCP tool and CLI command are all named from it. */
+  name: string;
+  summary: string;
+  /** Resource group, for OpenAPI tags and CLI grouping. */
+  group: 'me' | 'members' | 'tokens' | 'snippets' | 'boards' | 'cards' | 'criteria' | 'todos' | 'milestones' | 'jobs';
+  method: HttpMethod;
+  /** Path under /v1 in OpenAPI style: `/snippets/{id}`. */
+  path: string;
+  scope: Scope;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** The response body schema; omit for 204 No Content. */
+  output?: O;
+  /** 200 by default; 201 for creations. */
+  status?: 200 | 201 | 204;
+  /** True when repeating the call with the same input changes nothing more (PUT-like). */
+  idempotent?: boolean;
+  destructive?: boolean;
+  /** The write changes who a token is (tokens, members): drop cached principals on commit. */
+  changesAuth?: boolean;
+  run(ctx: Ctx, input: InputOf<P, Q, B>): Promise<O extends z.ZodType ? z.input<O> : void>;
+}
+
+/** An operation with its types erased, as the table and the faces hold it. */
+export interface Operation {
+  name: string;
+  summary: string;
+  group: OperationSpec<Obj, Obj, Obj, undefined>['group'];
+  method: HttpMethod;
+  path: string;
+  scope: Scope;
+  params: Obj | undefined;
+  query: Obj | undefined;
+  body: Obj | undefined;
+  /** params, query and body as one object: MCP tool input, CLI options. */
+  input: Obj;
+  output: z.ZodType | undefined;
+  status: 200 | 201 | 204;
+  readOnly: boolean;
+  idempotent: boolean;
+  destructive: boolean;
+  changesAuth: boolean;
+  run(ctx: Ctx, input: Record<string, unknown>): Promise<unknown>;
+}
+
+export function defineOperation<
+  P extends Obj = Empty,
+  Q extends Obj = Empty,
+  B extends Obj = Empty,
+  O extends z.ZodType | undefined = undefined,
+>(spec: OperationSpec<P, Q, B, O>): Operation {
+  const shape = { ...spec.params?.shape, ...spec.query?.shape, ...spec.body?.shape };
+  return {
+    name: spec.name,
+    summary: spec.summary,
+    group: spec.group,
+    method: spec.method,
+    path: spec.path,
+    scope: spec.scope,
+    params: spec.params,
+    query: spec.query,
+    body: spec.body,
+    input: z.object(shape),
+    output: spec.output,
+    status: spec.status ?? (spec.output ? 200 : 204),
+    readOnly: spec.method === 'GET',
+    idempotent: spec.idempotent ?? (spec.method === 'GET' || spec.method === 'DELETE'),
+    destructive: spec.destructive ?? spec.method === 'DELETE',
+    changesAuth: spec.changesAuth ?? false,
+    // The spec's run is typed by its own schemas; every face validates input with those same
+    // schemas before calling, so widening the parameter here is sound.
+    run: spec.run as (ctx: Ctx, input: Record<string, unknown>) => Promise<unknown>,
+  };
+}

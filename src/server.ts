@@ -1,0 +1,85 @@
+import { readFileSync } from 'node:fs';
+import type { Redis } from 'ioredis';
+import pino, { type Logger } from 'pino';
+import type { Config } from './config.js';
+import { authNotifications } from './db/auth-notifications.js';
+import { connect, type DbHandle } from './db/connect.js';
+import { migrateToLatest } from './db/migrate.js';
+import { bootstrap } from './domain/bootstrap.js';
+import { pruneIdempotencyKeys } from './domain/idempotency.js';
+import { buildApp, type App } from './http/app.js';
+import { connectRedis } from './redis.js';
+
+export interface RunningServer extends App {
+  url: string;
+  db: DbHandle;
+  redis: Redis | undefined;
+  /** Finish in-flight requests, then close connections, database and Redis. */
+  close(): Promise<void>;
+}
+
+export interface ServerOptions {
+  log?: Logger;
+  /** Where the one-time bootstrap token is printed (stdout by default). */
+  print?: (line: string) => void;
+}
+
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
+
+export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
+  const log = options.log ?? pino({ level: config.logLevel });
+  const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const db = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  let redis: Redis | undefined;
+  let notifications: ReturnType<typeof authNotifications> | undefined;
+  try {
+    const applied = await migrateToLatest(db.db);
+    if (applied.length > 0) log.info({ applied }, 'database migrated');
+    const boot = await bootstrap(db.db, config.bootstrapToken);
+    if (boot.generatedToken) {
+      print(`tack: created organization "default" with an owner. Owner token (shown once, keep it safe):`);
+      print(boot.generatedToken);
+    }
+    redis = config.redisUrl ? connectRedis(config.redisUrl, log) : undefined;
+    const https = config.tls
+      ? { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }
+      : undefined;
+    let onAuthChanged: (() => void) | undefined;
+    const built = await buildApp({ config, db: db.db, log, redis, https, onAuthChanged: () => onAuthChanged?.() });
+    if (db.pool) {
+      notifications = authNotifications(db.pool, () => built.authCache.clear(), log);
+      onAuthChanged = notifications.notify;
+    }
+    await built.app.listen({ port: config.port, host: config.host });
+    const prune = setInterval(() => {
+      pruneIdempotencyKeys(db.db).catch((err: Error) => log.warn({ err: err.message }, 'idempotency cleanup failed'));
+    }, PRUNE_EVERY_MS);
+    prune.unref();
+    const address = built.app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    const url = `${config.tls ? 'https' : 'http'}://${host}:${port}`;
+    let closing: Promise<void> | undefined;
+    return {
+      ...built,
+      url,
+      db,
+      redis,
+      close() {
+        closing ??= (async () => {
+          clearInterval(prune);
+          await built.app.close();
+          await notifications?.stop();
+          redis?.disconnect();
+          await db.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (err) {
+    await notifications?.stop();
+    redis?.disconnect();
+    await db.close();
+    throw err;
+  }
+}

@@ -1,0 +1,87 @@
+import pino from 'pino';
+import { loadConfig, type Config } from '../../src/config.js';
+import { generateToken } from '../../src/domain/token-format.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+
+export interface TestServer {
+  server: RunningServer;
+  url: string;
+  /** The bootstrap owner token (every scope). */
+  token: string;
+  database: TestDatabase | undefined;
+  config: Config;
+  api: Api;
+  close(): Promise<void>;
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  text: string;
+  body: T;
+}
+
+export type Api = <T = any>(method: string, path: string, options?: RequestOptions) => Promise<ApiResponse<T>>;
+
+export interface RequestOptions {
+  token?: string | null;
+  body?: unknown;
+  /** Sent as is, instead of JSON of `body`. */
+  raw?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+/** A client for a running server over real HTTP; `token` defaults to the given one. */
+export function apiClient(baseUrl: string, defaultToken: string | null): Api {
+  return async (method, path, options = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    const token = options.token === undefined ? defaultToken : options.token;
+    if (token) headers.authorization = `Bearer ${token}`;
+    let body: string | Buffer | undefined;
+    if (options.raw !== undefined) body = options.raw;
+    else if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(`${baseUrl}${path}`, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.status, headers: res.headers, text, body: parsed as any };
+  };
+}
+
+/**
+ * Starts the real server on a port of its own, against a fresh Postgres database (or the
+ * given environment), with a known bootstrap token.
+ */
+export async function startTestServer(env: Record<string, string | undefined> = {}): Promise<TestServer> {
+  const database = env.DATABASE_URL === undefined && !('DATA_DIR' in env) ? await createTestDatabase() : undefined;
+  const token = env.TACK_BOOTSTRAP_TOKEN ?? generateToken();
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    RATE_LIMIT_PER_MINUTE: '100000',
+    ...(database ? { DATABASE_URL: database.url } : {}),
+    TACK_BOOTSTRAP_TOKEN: token,
+    ...env,
+  });
+  const server = await startServer(config, { log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), print: () => {} });
+  return {
+    server,
+    url: server.url,
+    token,
+    database,
+    config,
+    api: apiClient(server.url, token),
+    async close() {
+      await server.close();
+      await database?.drop();
+    },
+  };
+}

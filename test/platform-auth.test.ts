@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateToken } from '../src/domain/token-format.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(async () => t?.close());
+
+describe('authentication', () => {
+  it('answers getMe for the bootstrap owner token', async () => {
+    const res = await t.api('GET', '/v1/me');
+    expect(res.status).toBe(200);
+    expect(res.body.member.role).toBe('owner');
+    expect(res.body.org.slug).toBe('default');
+    expect(res.body.scopes).toEqual(['read', 'write', 'replay', 'config:write']);
+    expect(res.body.agent).toBe(false);
+  });
+
+  it('refuses a missing, malformed, mistyped or unknown token with 401 in the envelope', async () => {
+    const typo = t.token.slice(0, -8) + (t.token.at(-8) === 'a' ? 'b' : 'a') + t.token.slice(-7);
+    for (const token of [null, 'nope', typo, generateToken()]) {
+      const res = await t.api('GET', '/v1/me', { token });
+      expect(res.status).toBe(401);
+      expect(res.body).toMatchObject({ code: 'unauthorized', http_status: 401 });
+      expect(res.body.request_id).toBe(res.headers.get('x-request-id'));
+    }
+  });
+
+  it('revokes a token from its very next request', async () => {
+    const created = await t.api('POST', '/v1/tokens', { body: { name: 'short-lived', scopes: ['read', 'write'] } });
+    expect(created.status).toBe(201);
+    const secret: string = created.body.token;
+    expect(secret).toMatch(/^tack_live_[A-Za-z0-9]{32,}$/);
+    expect((await t.api('GET', '/v1/me', { token: secret })).status).toBe(200);
+    const revoked = await t.api('DELETE', `/v1/tokens/${created.body.id}`, { token: secret });
+    expect(revoked.status).toBe(204);
+    expect((await t.api('GET', '/v1/me', { token: secret })).status).toBe(401);
+  });
+
+  it('enforces scopes with 403 insufficient_scope and never grants wider scopes', async () => {
+    const ro = await t.api('POST', '/v1/tokens', { body: { name: 'reader', scopes: ['read'] } });
+    const res = await t.api('POST', '/v1/tokens', { token: ro.body.token, body: { name: 'x', scopes: ['read'] } });
+    expect(res.status).toBe(403);
+    expect(res.body.code).toBe('insufficient_scope');
+    const writer = await t.api('POST', '/v1/tokens', { body: { name: 'writer', scopes: ['read', 'write'] } });
+    const wider = await t.api('POST', '/v1/tokens', { token: writer.body.token, body: { name: 'y', scopes: ['config:write'] } });
+    expect(wider.status).toBe(403);
+    const count = await t.api('GET', '/v1/tokens?limit=100');
+    expect(count.body.data.some((tk: { name: string }) => tk.name === 'y')).toBe(false);
+  });
+
+  it('marks agent tokens as agents', async () => {
+    const agent = await t.api('POST', '/v1/tokens', { body: { name: 'bot', scopes: ['read', 'write'], agent: true } });
+    const me = await t.api('GET', '/v1/me', { token: agent.body.token });
+    expect(me.body.agent).toBe(true);
+    expect(me.body.member.role).toBe('owner');
+  });
+
+  it('keeps viewers read-only and config:write to owners and admins', async () => {
+    const viewer = await t.api('POST', '/v1/members', { body: { name: 'Vera', email: 'vera@example.com', role: 'viewer' } });
+    expect(viewer.status).toBe(201);
+    const vt = await t.api('POST', '/v1/tokens', { body: { name: 'vera', scopes: ['read', 'write'], member_id: viewer.body.id } });
+    expect(vt.status).toBe(201);
+    expect((await t.api('GET', '/v1/members', { token: vt.body.token })).status).toBe(200);
+    const write = await t.api('POST', '/v1/tokens', { token: vt.body.token, body: { name: 'z', scopes: ['read'] } });
+    expect(write.status).toBe(403);
+    expect(write.body.code).toBe('forbidden_role');
+
+    const member = await t.api('POST', '/v1/members', { body: { name: 'Max', role: 'member' } });
+    const mt = await t.api('POST', '/v1/tokens', { body: { name: 'max', scopes: ['read', 'write'], member_id: member.body.id } });
+    const others = await t.api('POST', '/v1/tokens', { token: mt.body.token, body: { name: 'for vera', scopes: ['read'], member_id: viewer.body.id } });
+    expect(others.status).toBe(403);
+    const self = await t.api('PATCH', `/v1/members/${member.body.id}`, { token: mt.body.token, body: { tz: 'Europe/Berlin' } });
+    expect(self.status).toBe(200);
+    expect(self.body.tz).toBe('Europe/Berlin');
+    const promote = await t.api('PATCH', `/v1/members/${member.body.id}`, { token: mt.body.token, body: { role: 'admin' } });
+    expect(promote.status).toBe(403);
+  });
+
+  it('applies a role change on the next request', async () => {
+    const m = await t.api('POST', '/v1/members', { body: { name: 'Rita', role: 'member' } });
+    const tok = await t.api('POST', '/v1/tokens', { body: { name: 'rita', scopes: ['read', 'write'], member_id: m.body.id } });
+    expect((await t.api('GET', '/v1/me', { token: tok.body.token })).body.member.role).toBe('member');
+    await t.api('PATCH', `/v1/members/${m.body.id}`, { body: { role: 'viewer' } });
+    const denied = await t.api('POST', '/v1/tokens', { token: tok.body.token, body: { name: 'r2', scopes: ['read'] } });
+    expect(denied.status).toBe(403);
+  });
+
+  it('rejects an expired token', async () => {
+    const soon = new Date(Date.now() + 1500).toISOString();
+    const tok = await t.api('POST', '/v1/tokens', { body: { name: 'brief', scopes: ['read'], expires_at: soon } });
+    expect(tok.status).toBe(201);
+    expect((await t.api('GET', '/v1/me', { token: tok.body.token })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1700));
+    expect((await t.api('GET', '/v1/me', { token: tok.body.token })).status).toBe(401);
+  });
+
+  it('stores only a hash of each token', async () => {
+    const pg = await import('pg');
+    const client = new pg.default.Client({ connectionString: t.database!.url });
+    await client.connect();
+    const { rows } = await client.query('select * from tokens');
+    await client.end();
+    const dump = JSON.stringify(rows);
+    expect(dump).not.toContain(t.token);
+    expect(dump).not.toMatch(/tack_live_[A-Za-z0-9]{20}/);
+  });
+});
