@@ -167,8 +167,13 @@ export async function createCard(ctx: Ctx, input: z.infer<typeof createCardInput
   return loadCard(ctx, cardId);
 }
 
-/** Deletes a card with its criteria; todos that mirrored them stay, unlinked. */
+/**
+ * Deletes a card with its criteria; todos that mirrored them stay, unlinked. The mirroring
+ * todos are locked before the cascade reaches the criteria: todo first, then criterion, the
+ * order completing a todo takes, so the two cannot deadlock.
+ */
 export async function deleteCard(ctx: Ctx, input: z.infer<typeof cardKeyInput>): Promise<void> {
   const card = await findCard(ctx.db, ctx.principal.orgId, input.id, true);
+  await ctx.db.selectFrom('todos').select('id').where('card_id', '=', card.id).forUpdate().execute();
   await ctx.db.deleteFrom('cards').where('org_id', '=', ctx.principal.orgId).where('id', '=', card.id).execute();
 }
