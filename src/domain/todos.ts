@@ -151,7 +151,12 @@ export async function setTodoDone(ctx: Ctx, todoId: string, done: boolean): Prom
     .returning(todoColumns)
     .executeTakeFirstOrThrow();
   if (row.criterion_id !== null) {
-    await ctx.db.updateTable('criteria').set({ done, updated_at: now }).where('id', '=', row.criterion_id).execute();
+    await ctx.db
+      .updateTable('criteria')
+      .set({ done, updated_at: now })
+      .where('org_id', '=', ctx.principal.orgId)
+      .where('id', '=', row.criterion_id)
+      .execute();
   }
   return presentTodo(updated);
 }
