@@ -53,9 +53,89 @@ export interface IdempotencyKeysTable {
   created_at: Generated<string>;
 }
 
+export interface BoardsTable {
+  id: string;
+  org_id: string;
+  name: string;
+  slug: string;
+  ref_prefix: string;
+  gated: Generated<boolean>;
+  next_ref: Generated<number>;
+  created_at: Generated<string>;
+  updated_at: Generated<string>;
+}
+
+export type WorkflowStatus = 'backlog' | 'in_progress' | 'in_review' | 'done';
+
+export interface CardsTable {
+  id: string;
+  org_id: string;
+  board_id: string;
+  number: number;
+  title: string;
+  workflow_status: Generated<WorkflowStatus>;
+  due_on: string | null;
+  milestone_id: string | null;
+  created_at: Generated<string>;
+  updated_at: Generated<string>;
+}
+
+export interface CardAssigneesTable {
+  card_id: string;
+  member_id: string;
+  position: number;
+}
+
+export interface CriteriaTable {
+  id: string;
+  org_id: string;
+  card_id: string;
+  position: number;
+  title: string;
+  done: Generated<boolean>;
+  created_at: Generated<string>;
+  updated_at: Generated<string>;
+}
+
+export type Priority = 'urgent' | 'high' | 'medium' | 'low';
+
+export interface TodosTable {
+  id: string;
+  member_id: string;
+  org_id: string | null;
+  title: string;
+  priority: Generated<Priority>;
+  due_on: string | null;
+  card_id: string | null;
+  criterion_id: string | null;
+  done: Generated<boolean>;
+  done_at: NullableTimestamp;
+  created_at: Generated<string>;
+  updated_at: Generated<string>;
+}
+
+export type MilestoneKind = 'sprint' | 'deadline';
+
+export interface MilestonesTable {
+  id: string;
+  org_id: string;
+  ref: string;
+  name: string;
+  kind: MilestoneKind;
+  ends_on: string | null;
+  created_at: Generated<string>;
+  updated_at: Generated<string>;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   members: MembersTable;
   tokens: TokensTable;
   idempotency_keys: IdempotencyKeysTable;
+  boards: BoardsTable;
+  cards: CardsTable;
+  card_assignees: CardAssigneesTable;
+  criteria: CriteriaTable;
+  todos: TodosTable;
+  milestones: MilestonesTable;
 }
