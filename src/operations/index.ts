@@ -1,8 +1,9 @@
 import type { Operation } from './operation.js';
 import { platformOperations } from './platform.js';
+import { snippetOperations } from './snippets.js';
 
 /** The table of operations: every face (HTTP, MCP, CLI, OpenAPI) is generated from it. */
-export const operations: readonly Operation[] = [...platformOperations];
+export const operations: readonly Operation[] = [...platformOperations, ...snippetOperations];
 
 const byName = new Map(operations.map((op) => [op.name, op]));
 
