@@ -33,6 +33,7 @@ export function registerPublicLinks(app: FastifyInstance, deps: { db: Kysely<Dat
       .header('Referrer-Policy', 'no-referrer')
       .header('X-Robots-Tag', 'noindex, nofollow')
       .header('Content-Type', snippet.type === 'json' ? 'application/json' : 'text/plain; charset=utf-8');
-    return reply.send(snippet.body);
+    // A Buffer, so Fastify sends the type as set: `application/json` carries no charset (RFC 8259).
+    return reply.send(Buffer.from(snippet.body, 'utf8'));
   });
 }
