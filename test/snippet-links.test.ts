@@ -82,7 +82,7 @@ describe('public links', () => {
     expect(rotated.body.public_url.startsWith(`${BASE}/`)).toBe(true);
     const old = await open(s.public_url);
     expect(old.status).toBe(404);
-    const envelope = await old.json();
+    const envelope = (await old.json()) as { request_id: string };
     expect(envelope).toMatchObject({ code: 'snippet_not_found', http_status: 404 });
     expect(envelope.request_id).toBe(old.headers.get('x-request-id'));
     expect(JSON.stringify(envelope)).not.toContain('secret-ish');
@@ -114,7 +114,7 @@ describe('public links', () => {
     expect((await t.api('DELETE', `/v1/snippets/${s.id}`)).status).toBe(204);
     const res = await open(s.public_url);
     expect(res.status).toBe(404);
-    expect((await res.json()).code).toBe('snippet_not_found');
+    expect(((await res.json()) as { code: string }).code).toBe('snippet_not_found');
   });
 
   it('serve a private snippet to whoever holds the link', async () => {
@@ -136,7 +136,7 @@ describe('public links', () => {
     ]) {
       const res = await fetch(`${t.url}${path}`);
       expect(res.status, path).toBe(404);
-      expect((await res.json()).http_status).toBe(404);
+      expect(((await res.json()) as { http_status: number }).http_status).toBe(404);
     }
     expect((await fetch(`${t.url}/share/links/${link}`, { method: 'POST' })).status).toBe(404);
   });
