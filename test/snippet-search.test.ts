@@ -44,6 +44,16 @@ describe('full-text search', () => {
     expect(keysOf(await search({ q: 'nothing-like-this' }))).toEqual([]);
   });
 
+  it('finds words inside dotted names and paths', async () => {
+    const s = await t.api('POST', '/v1/snippets', {
+      body: { type: 'sql', name: 'Zip codes', body: 'SELECT u.zipcode FROM billing.accounts u -- see scripts/export_ledger.sh' },
+    });
+    for (const q of ['zipcode', 'u.zipcode', 'billing', 'accounts', 'ledger', 'scripts/export_ledger.sh', '"scripts export"']) {
+      expect(await search({ q }), q).toEqual([s.body.id]);
+    }
+    await t.api('DELETE', `/v1/snippets/${s.body.id}`);
+  });
+
   it('understands web search syntax: all words, quoted phrases, or, -exclusion', async () => {
     expect(keysOf(await search({ q: 'canary queue' }))).toEqual(['deploy']);
     expect(keysOf(await search({ q: '"roll the canary"' }))).toEqual(['deploy']);

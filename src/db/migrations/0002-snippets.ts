@@ -4,7 +4,9 @@ import type { SqlMigration } from '../migration.js';
  * Snippets, their versions and their public links.
  *
  * `search` is a stored tsvector kept by Postgres itself (a generated column), so no write
- * path can forget it. A tsvector holds at most 1 MB; a body whose words would not fit is
+ * path can forget it. Text is split at `/` and `.` before parsing, on both sides (index and
+ * query), because the parser keeps `u.email` or `ops/deploy.sh` as one token and `email`
+ * would not find it. A tsvector holds at most 1 MB; a body whose words would not fit is
  * indexed by its first 100,000 characters (at most ~600 KB of lexemes, whatever the text).
  * The function is declared immutable although `array_to_string` is marked stable: it is
  * stable for arrays of any type (some types' text depends on settings), but over text[]
@@ -17,15 +19,19 @@ export const snippets: SqlMigration = {
       language plpgsql immutable parallel safe as $$
       declare
         meta tsvector :=
-          setweight(to_tsvector('pg_catalog.simple', name), 'A') ||
-          setweight(to_tsvector('pg_catalog.simple', coalesce(category || ' ' || translate(category, '/._-', '    '), '')), 'B') ||
-          setweight(to_tsvector('pg_catalog.simple', array_to_string(tags, ' ')), 'B');
+          setweight(to_tsvector('pg_catalog.simple', translate(name, '/.', '  ')), 'A') ||
+          setweight(to_tsvector('pg_catalog.simple', translate(coalesce(category, ''), '/.', '  ')), 'B') ||
+          setweight(to_tsvector('pg_catalog.simple', translate(array_to_string(tags, ' '), '/.', '  ')), 'B');
       begin
-        return meta || to_tsvector('pg_catalog.simple', body);
+        return meta || to_tsvector('pg_catalog.simple', translate(body, '/.', '  '));
       exception when program_limit_exceeded then
-        return meta || to_tsvector('pg_catalog.simple', left(body, 100000));
+        return meta || to_tsvector('pg_catalog.simple', translate(left(body, 100000), '/.', '  '));
       end
     $$`,
+    // Any text is a valid web search (quotes, or, -, stray operators); text without a word is an empty query.
+    `create function snippet_search_query(q text) returns tsquery
+      language sql immutable parallel safe
+      as $$ select websearch_to_tsquery('pg_catalog.simple', translate(q, '/.', '  ')) $$`,
     `create table snippets (
       id text primary key,
       org_id text not null references organizations(id) on delete cascade,

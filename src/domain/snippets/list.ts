@@ -17,11 +17,11 @@ export function searchText(q: string | undefined): string | undefined {
 
 /**
  * The caller's snippets, newest `updated_at` first, filtered by type, tag and full-text
- * search. `websearch_to_tsquery` accepts any text (quotes, `or`, `-`, stray operators) as a
- * query, so no input can make it fail; text without any word matches nothing.
+ * search (`snippet_search_query`, migration 0002: `websearch_to_tsquery`, which accepts
+ * any text as a query, so no input can make it fail; text without any word matches nothing).
  *
  * `select … from snippets left join snippet_links … where org_id = $org and (visibility …)
- *  and type = $type and tags @> array[$tag] and search @@ websearch_to_tsquery('simple', $q)
+ *  and type = $type and tags @> array[$tag] and search @@ snippet_search_query($q)
  *  and (updated_at, id) < ($key, $id) order by updated_at desc, id desc limit $n + 1`
  */
 export async function listSnippets(ctx: Ctx, input: z.infer<typeof listSnippetsInput>): Promise<Page<Snippet>> {
@@ -36,7 +36,7 @@ export async function listSnippets(ctx: Ctx, input: z.infer<typeof listSnippetsI
     .where(visibleTo(ctx));
   if (input.type !== undefined) query = query.where('snippets.type', '=', input.type);
   if (input.tag !== undefined) query = query.where(sql<boolean>`snippets.tags @> array[${input.tag}]::text[]`);
-  if (q !== undefined) query = query.where(sql<boolean>`snippets.search @@ websearch_to_tsquery('pg_catalog.simple', ${q})`);
+  if (q !== undefined) query = query.where(sql<boolean>`snippets.search @@ snippet_search_query(${q})`);
   if (at) query = query.where(before('snippets.updated_at', 'snippets.id', at, 'timestamptz'));
   const rows = await query.orderBy('snippets.updated_at', 'desc').orderBy('snippets.id', 'desc').limit(limit + 1).execute();
   return toPage(rows, limit, (r) => ({ key: r.updated_at, id: r.id }), (r) => presentSnippet(ctx, r), scope);
