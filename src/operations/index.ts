@@ -1,5 +1,6 @@
 import type { Operation } from './operation.js';
 import { platformOperations } from './platform.js';
+import { snippetOperations } from './snippets.js';
 import { boardOperations } from './boards.js';
 import { cardOperations } from './cards.js';
 import { todoOperations } from './todos.js';
@@ -8,6 +9,7 @@ import { milestoneOperations } from './milestones.js';
 /** The table of operations: every face (HTTP, MCP, CLI, OpenAPI) is generated from it. */
 export const operations: readonly Operation[] = [
   ...platformOperations,
+  ...snippetOperations,
   ...boardOperations,
   ...cardOperations,
   ...todoOperations,
