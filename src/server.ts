@@ -61,6 +61,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     const port = typeof address === 'object' && address ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `${config.tls ? 'https' : 'http'}://${host}:${port}`;
+    if (config.publicBaseUrlIsDefault && port !== config.port) built.runtime.publicBaseUrl = `${url}/p`;
     let closing: Promise<void> | undefined;
     return {
       ...built,
