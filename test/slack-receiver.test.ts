@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { operations } from '../src/operations/index.js';
 import { startFakeSlack, type FakeSlack, type RecordedCall } from './helpers/fake-slack.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { blockActionsBody, commandBody, sign, slackClient } from './helpers/slack-request.js';
@@ -20,6 +21,12 @@ beforeAll(async () => {
   ownerId = me.body.member.id;
   const linked = await t.api('PATCH', `/v1/members/${ownerId}`, { body: { slack_user_id: LINKED, tz: 'Europe/Lisbon' } });
   expect(linked.status).toBe(200);
+  // Once milestones exist (issue 4), subscribing needs a real one.
+  if (operations.some((op) => op.name === 'createMilestone')) {
+    for (const ref of ['M3', 'M4', 'M5', 'M9']) {
+      expect((await t.api('POST', '/v1/milestones', { body: { ref, name: `Milestone ${ref}`, kind: 'sprint' } })).status).toBe(201);
+    }
+  }
 });
 afterAll(async () => {
   await t?.close();
