@@ -56,7 +56,7 @@ export const milestoneCommand: CommandHandler = async (text, ctx) => {
         cadence: cmd.cadence,
         tz: await ctx.timeZone(),
       });
-      return subscribedView(result.subscription, result.created);
+      return subscribedView(result.subscription, result.created, ctx.reminderHour);
     }
     case 'unsubscribe':
       await ctx.call(unsubscribeMilestoneOp, { ref: cmd.ref, channel_id: ctx.channelId });

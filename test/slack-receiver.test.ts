@@ -122,7 +122,7 @@ describe('slash commands', () => {
     const reply = await replyTo(response_url);
     expect(reply.contentType).toContain('application/json');
     expect(reply.body.response_type).toBe('ephemeral');
-    expect(reply.body.text).toContain("M3's status weekly");
+    expect(reply.body.text).toBe("This channel now gets M3's status weekly at 09:00 (Europe/Lisbon).");
     const rows = (await subscriptions()).filter((s) => s.channel_id === 'C0ACK');
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ milestone_ref: 'M3', cadence: 'weekly', tz: 'Europe/Lisbon', created_by: ownerId, last_sent_period: null });

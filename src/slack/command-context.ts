@@ -22,6 +22,8 @@ export interface CommandContext {
   /** The Slack channel the command was typed in. */
   channelId: string;
   now: Date;
+  /** Local hour (REMINDER_HOUR) at which reminders and summaries go out. */
+  reminderHour: number;
   /** Runs an operation as the caller (see `callOperation`). */
   call<T = unknown>(operation: string | Operation, input: Record<string, unknown>): Promise<T>;
   /** The caller's IANA time zone: the member's, else their Slack profile's, else UTC. */

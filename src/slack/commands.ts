@@ -39,6 +39,7 @@ export async function runCommand(deps: SlackDeps, command: SlashCommand, client:
       principal,
       channelId: command.channel_id,
       now: rt.clock(),
+      reminderHour: deps.config.reminderHour,
       call: (operation, input) => callOperation(rt, operation, principal, input),
       async timeZone() {
         if (member.tz) return member.tz;

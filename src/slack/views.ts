@@ -206,8 +206,8 @@ export function snippetView(s: SnippetView): SlackReply {
   return ephemeral(`${s.name} (${s.slug}, v${s.version})`, blocks);
 }
 
-export function subscribedView(sub: SubscriptionView, created: boolean): SlackReply {
-  const when = `${sub.cadence} at the reminder hour (${sub.tz})`;
+export function subscribedView(sub: SubscriptionView, created: boolean, hour: number): SlackReply {
+  const when = `${sub.cadence} at ${String(hour).padStart(2, '0')}:00 (${sub.tz})`;
   const text = created
     ? `This channel now gets ${sub.milestone_ref}'s status ${when}.`
     : `Updated: this channel gets ${sub.milestone_ref}'s status ${when}.`;
