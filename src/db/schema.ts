@@ -182,4 +182,27 @@ export interface Database {
   snippets: SnippetsTable;
   snippet_versions: SnippetVersionsTable;
   snippet_links: SnippetLinksTable;
+  slack_deliveries: SlackDeliveriesTable;
+  slack_subscriptions: SlackSubscriptionsTable;
+}
+
+export interface SlackDeliveriesTable {
+  identity: string;
+  kind: 'event' | 'command' | 'action' | 'other';
+  received_at: Generated<string>;
+}
+
+export type SlackCadence = 'daily' | 'weekly';
+
+export interface SlackSubscriptionsTable {
+  id: string;
+  org_id: string;
+  milestone_ref: string;
+  channel_id: string;
+  cadence: SlackCadence;
+  tz: string;
+  created_by: string;
+  last_sent_period: string | null;
+  created_at: Generated<string>;
+  updated_at: Generated<string>;
 }

@@ -11,6 +11,7 @@ import { AppError } from '../domain/errors.js';
 import { operations } from '../operations/index.js';
 import type { Operation } from '../operations/operation.js';
 import type { Runtime } from '../operations/execute.js';
+import { registerSlack } from '../slack/plugin.js';
 import { AuthCache } from './auth-cache.js';
 import { envelopeFor, sendError } from './envelope.js';
 import { registerHealth } from './health.js';
@@ -122,5 +123,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerHealth(app, deps);
   registerOperationRoutes(app, operations, runtime);
   registerPublicLinks(app, { db: deps.db, publicBaseUrl: deps.config.publicBaseUrl });
+  await registerSlack(app, { config: deps.config, runtime, log: deps.log });
   return { app, authCache, runtime };
 }

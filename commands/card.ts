@@ -1,0 +1,58 @@
+import { UsageError, type CommandHandler } from '../src/slack/command-context.js';
+import { cardMovedView, cardView, type CardView } from '../src/slack/views.js';
+
+export const CARD_USAGE = [
+  '*Usage*',
+  '`/card <ref>`: show a card, for example `/card ENG-42`',
+  '`/card <ref> move <status>`: move it to backlog, in_progress, in_review or done',
+].join('\n');
+
+export const WORKFLOW_STATUSES = ['backlog', 'in_progress', 'in_review', 'done'] as const;
+export type WorkflowStatus = (typeof WORKFLOW_STATUSES)[number];
+
+export type CardCommand = { kind: 'show'; ref: string } | { kind: 'move'; ref: string; status: WorkflowStatus };
+
+const ALIASES: Record<string, WorkflowStatus> = {
+  backlog: 'backlog',
+  todo: 'backlog',
+  inprogress: 'in_progress',
+  progress: 'in_progress',
+  doing: 'in_progress',
+  started: 'in_progress',
+  wip: 'in_progress',
+  inreview: 'in_review',
+  review: 'in_review',
+  reviewing: 'in_review',
+  done: 'done',
+  finished: 'done',
+  closed: 'done',
+};
+
+/** A workflow status as people type it: `in-progress`, `In Progress`, `review`… */
+export function parseWorkflowStatus(text: string): WorkflowStatus | undefined {
+  const key = text.toLowerCase().replace(/[\s_\-]+/g, '');
+  return ALIASES[key];
+}
+
+const REF = /^\S{1,64}$/;
+
+/** `/card <ref>`, `/card <ref> move <status>`. */
+export function parseCardCommand(text: string): CardCommand {
+  const words = text.trim().split(/\s+/).filter(Boolean);
+  const [ref, verb, ...rest] = words;
+  if (ref === undefined || ref.toLowerCase() === 'help') throw new UsageError(CARD_USAGE);
+  if (!REF.test(ref)) throw new UsageError(CARD_USAGE, `"${ref}" is not a card ref.`);
+  if (verb === undefined) return { kind: 'show', ref };
+  if (verb.toLowerCase() !== 'move') throw new UsageError(CARD_USAGE, `Unknown action "${verb}".`);
+  if (rest.length === 0) throw new UsageError(CARD_USAGE, 'Say where to: backlog, in_progress, in_review or done.');
+  const status = parseWorkflowStatus(rest.join(' '));
+  if (!status) throw new UsageError(CARD_USAGE, `"${rest.join(' ')}" is not a status: use backlog, in_progress, in_review or done.`);
+  return { kind: 'move', ref, status };
+}
+
+export const cardCommand: CommandHandler = async (text, ctx) => {
+  const cmd = parseCardCommand(text);
+  // TODO(issue 4): getCard and moveCard arrive with the cards operations.
+  if (cmd.kind === 'show') return cardView(await ctx.call<CardView>('getCard', { id: cmd.ref }));
+  return cardMovedView(await ctx.call<CardView>('moveCard', { id: cmd.ref, workflow_status: cmd.status }));
+};

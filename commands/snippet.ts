@@ -1,0 +1,23 @@
+import { UsageError, type CommandHandler } from '../src/slack/command-context.js';
+import { snippetView, type SnippetView } from '../src/slack/views.js';
+
+export const SNIPPET_USAGE = ['*Usage*', '`/snippet <slug or id>`: show a snippet, for example `/snippet deploy-checklist`'].join('\n');
+
+export type SnippetCommand = { kind: 'show'; id: string };
+
+const KEY = /^\S{1,200}$/;
+
+/** `/snippet <slug or id>`. */
+export function parseSnippetCommand(text: string): SnippetCommand {
+  const words = text.trim().split(/\s+/).filter(Boolean);
+  if (words.length !== 1 || words[0]!.toLowerCase() === 'help') throw new UsageError(SNIPPET_USAGE);
+  const id = words[0]!;
+  if (!KEY.test(id)) throw new UsageError(SNIPPET_USAGE, `"${id}" is not a snippet slug or id.`);
+  return { kind: 'show', id };
+}
+
+export const snippetCommand: CommandHandler = async (text, ctx) => {
+  const cmd = parseSnippetCommand(text);
+  // TODO(issue 3): getSnippet arrives with the snippets operations (it takes an id or a slug).
+  return snippetView(await ctx.call<SnippetView>('getSnippet', { id: cmd.id }));
+};

@@ -1,0 +1,92 @@
+import { sql } from 'kysely';
+import { z } from 'zod';
+import type { Ctx } from './context.js';
+import { AppError } from './errors.js';
+import { label, timeZone } from './fields.js';
+import { newId } from './ids.js';
+import { requireWriter } from './permissions.js';
+import { toIso } from './time.js';
+
+export const CADENCES = ['daily', 'weekly'] as const;
+
+const channelId = z.string().trim().regex(/^[CGD][A-Z0-9]{2,30}$/, 'must be a Slack channel id such as C012AB3CD');
+
+export const subscriptionSchema = z.object({
+  id: z.string(),
+  org_id: z.string(),
+  milestone_ref: z.string(),
+  channel_id: z.string(),
+  cadence: z.enum(CADENCES),
+  tz: z.string(),
+  created_by: z.string(),
+  created_at: z.string(),
+});
+export type Subscription = z.infer<typeof subscriptionSchema>;
+
+export const subscribeInput = z.object({
+  ref: label(64),
+  channel_id: channelId,
+  cadence: z.enum(CADENCES).default('weekly'),
+  tz: timeZone,
+});
+
+export const unsubscribeInput = z.object({
+  ref: label(64),
+  channel_id: channelId,
+});
+
+export const subscribeResultSchema = z.object({ subscription: subscriptionSchema, created: z.boolean() });
+
+const columns = ['id', 'org_id', 'milestone_ref', 'channel_id', 'cadence', 'tz', 'created_by', 'created_at'] as const;
+
+/**
+ * Subscribes a channel to a milestone's summaries, or changes the cadence and time zone of
+ * its subscription (the latest subscriber's). One row per organization, milestone and channel.
+ *
+ * TODO(milestones): once milestones exist on this branch, refuse an unknown ref with
+ * 404 milestone_not_found and store the milestone's canonical ref.
+ */
+export async function subscribeMilestone(ctx: Ctx, input: z.infer<typeof subscribeInput>): Promise<z.infer<typeof subscribeResultSchema>> {
+  requireWriter(ctx.principal);
+  const now = ctx.clock().toISOString();
+  const row = await ctx.db
+    .insertInto('slack_subscriptions')
+    .values({
+      id: newId('sub'),
+      org_id: ctx.principal.orgId,
+      milestone_ref: input.ref,
+      channel_id: input.channel_id,
+      cadence: input.cadence,
+      tz: input.tz,
+      created_by: ctx.principal.memberId,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) =>
+      oc.columns(['org_id', 'milestone_ref', 'channel_id']).doUpdateSet((eb) => ({
+        cadence: eb.ref('excluded.cadence'),
+        tz: eb.ref('excluded.tz'),
+        created_by: eb.ref('excluded.created_by'),
+        updated_at: now,
+      })),
+    )
+    // xmax is 0 only on a freshly inserted row version: tells an insert from an update.
+    .returning([...columns, sql<boolean>`xmax::text <> '0'`.as('updated')])
+    .executeTakeFirstOrThrow();
+  const { updated, ...sub } = row;
+  return { subscription: { ...sub, created_at: toIso(sub.created_at) }, created: !updated };
+}
+
+/** Removes a channel's subscription to a milestone; 404 when there is none. */
+export async function unsubscribeMilestone(ctx: Ctx, input: z.infer<typeof unsubscribeInput>): Promise<void> {
+  requireWriter(ctx.principal);
+  const result = await ctx.db
+    .deleteFrom('slack_subscriptions')
+    .where('org_id', '=', ctx.principal.orgId)
+    .where('milestone_ref', '=', input.ref)
+    .where('channel_id', '=', input.channel_id)
+    .executeTakeFirst();
+  if (Number(result.numDeletedRows) === 0) {
+    throw new AppError('subscription_not_found', 404, `This channel is not subscribed to ${input.ref}.`);
+  }
+}

@@ -1,0 +1,81 @@
+import type { App, BlockAction, ButtonAction, types } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { howToLinkMessage, slackPrincipal } from '../domain/slack-links.js';
+import { callOperation, type SlackReply } from './command-context.js';
+import type { SlackDeps } from './deps.js';
+import { profileLookup, resolveSlackMember } from './member-link.js';
+import { errorReply } from './replies.js';
+import { messageView, TODO_DONE_ACTION, todoBlocks, todoListView, type TodoView } from './views.js';
+
+/** A reply that leaves the clicked message alone and tells only the clicker. */
+function aside(reply: SlackReply): SlackReply {
+  return { ...reply, response_type: 'ephemeral', replace_original: false };
+}
+
+function blockId(block: unknown): string | undefined {
+  const id = (block as { block_id?: unknown }).block_id;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/**
+ * The clicked message with the completed todo shown done: its own blocks when Slack sent
+ * them (a reminder, or any message the bot posted), else (an ephemeral `/todo` list, whose
+ * blocks Slack does not send back) the caller's list again, which no longer holds it.
+ */
+async function replacement(body: BlockAction, todo: TodoView, relist: () => Promise<TodoView[]>): Promise<SlackReply> {
+  const blocks = (body.message?.blocks ?? undefined) as types.KnownBlock[] | undefined;
+  const mine = `todo:${todo.id}`;
+  if (Array.isArray(blocks) && blocks.some((b) => blockId(b) === mine)) {
+    const next = blocks.flatMap((b) => (blockId(b) === mine ? todoBlocks({ ...todo, done: true }) : [b]));
+    return { replace_original: true, text: `Done: ${todo.title}`, blocks: next };
+  }
+  let open: TodoView[];
+  try {
+    open = await relist();
+  } catch {
+    // The todo is done either way; without a list, show just its done state.
+    return { replace_original: true, text: `Done: ${todo.title}`, blocks: todoBlocks({ ...todo, done: true }) };
+  }
+  const list = todoListView(open.filter((t) => t.id !== todo.id), 'Your open todos due this week', `:white_check_mark: Done: ${todo.title}`);
+  return { ...list, replace_original: true };
+}
+
+/** Completes the todo of a Done button as the clicking member; never throws. */
+export async function runTodoDone(deps: SlackDeps, body: BlockAction, todoId: string, client: WebClient): Promise<SlackReply> {
+  const log = deps.log.child({ slack_action: TODO_DONE_ACTION, slack_user: body.user.id });
+  try {
+    const rt = deps.runtime;
+    const member = await resolveSlackMember(rt.db, deps.config.slack.org, body.user.id, profileLookup(client, body.user.id, log), rt.clock());
+    if (!member) return aside(messageView(howToLinkMessage(body.user.id)));
+    const principal = slackPrincipal(member);
+    const todo = await callOperation<TodoView>(rt, 'completeTodo', principal, { id: todoId });
+    return await replacement(body, todo, async () => {
+      const page = await callOperation<{ data: TodoView[] }>(rt, 'listTodos', principal, { due: 'week', done: false, limit: 50 });
+      return page.data;
+    });
+  } catch (err) {
+    return aside(errorReply(err, log));
+  }
+}
+
+/**
+ * The Done button (`action_id` todo_done, value the todo id): ack, complete the todo, then
+ * replace the message through `response_url`, or with chat.update when there is none.
+ */
+export function registerActions(app: App, deps: SlackDeps): void {
+  app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: TODO_DONE_ACTION }, async ({ ack, body, action, respond, client }) => {
+    await ack();
+    const reply = await runTodoDone(deps, body, action.value ?? '', client);
+    if (body.response_url) {
+      await respond(reply);
+      return;
+    }
+    const channel = body.channel?.id ?? (body.container.channel_id as string | undefined);
+    const ts = body.message?.ts ?? (body.container.message_ts as string | undefined);
+    if (channel && ts && reply.replace_original) {
+      await client.chat.update({ channel, ts, text: reply.text, ...(reply.blocks ? { blocks: reply.blocks } : {}) });
+    } else if (channel) {
+      await client.chat.postEphemeral({ channel, user: body.user.id, text: reply.text, ...(reply.blocks ? { blocks: reply.blocks } : {}) });
+    }
+  });
+}

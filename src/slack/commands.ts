@@ -1,0 +1,64 @@
+import type { App, SlashCommand } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { cardCommand } from '../../commands/card.js';
+import { milestoneCommand } from '../../commands/milestone.js';
+import { snippetCommand } from '../../commands/snippet.js';
+import { todoCommand } from '../../commands/todo.js';
+import { howToLinkMessage, slackPrincipal } from '../domain/slack-links.js';
+import { isIanaZone } from '../domain/fields.js';
+import { callOperation, type CommandContext, type CommandHandler, type SlackReply } from './command-context.js';
+import type { SlackDeps } from './deps.js';
+import { profileLookup, resolveSlackMember } from './member-link.js';
+import { errorReply } from './replies.js';
+import { messageView } from './views.js';
+
+/** The slash commands `manifest.yml` declares, each with its module in `commands/`. */
+export const COMMAND_HANDLERS: Readonly<Record<string, CommandHandler>> = {
+  '/milestone': milestoneCommand,
+  '/todo': todoCommand,
+  '/card': cardCommand,
+  '/snippet': snippetCommand,
+};
+
+/**
+ * Everything after the ack: find (or link) the member, run the handler as them, and map any
+ * error to an ephemeral reply. Never throws.
+ */
+export async function runCommand(deps: SlackDeps, command: SlashCommand, client: WebClient): Promise<SlackReply> {
+  const log = deps.log.child({ slack_command: command.command, slack_user: command.user_id });
+  try {
+    const handler = COMMAND_HANDLERS[command.command];
+    if (!handler) return messageView(`tack does not know ${command.command}.`);
+    const rt = deps.runtime;
+    const profile = profileLookup(client, command.user_id, log);
+    const member = await resolveSlackMember(rt.db, deps.config.slack.org, command.user_id, profile, rt.clock());
+    if (!member) return messageView(howToLinkMessage(command.user_id));
+    const principal = slackPrincipal(member);
+    const ctx: CommandContext = {
+      member,
+      principal,
+      channelId: command.channel_id,
+      now: rt.clock(),
+      reminderHour: deps.config.reminderHour,
+      call: (operation, input) => callOperation(rt, operation, principal, input),
+      async timeZone() {
+        if (member.tz) return member.tz;
+        const tz = (await profile())?.tz;
+        return tz && isIanaZone(tz) ? tz : 'UTC';
+      },
+    };
+    return await handler(command.text ?? '', ctx);
+  } catch (err) {
+    return errorReply(err, log);
+  }
+}
+
+/** Acks at once (empty: Slack shows nothing yet), then answers through `response_url`. */
+export function registerCommands(app: App, deps: SlackDeps): void {
+  const names = Object.keys(COMMAND_HANDLERS).map((n) => n.slice(1));
+  app.command(new RegExp(`^/(${names.join('|')})$`), async ({ command, ack, respond, client }) => {
+    await ack();
+    const reply = await runCommand(deps, command, client);
+    await respond(reply);
+  });
+}

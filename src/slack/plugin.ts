@@ -1,0 +1,114 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { pruneDeliveries } from '../db/slack-deliveries.js';
+import { AppError } from '../domain/errors.js';
+import { envelopeFor } from '../http/envelope.js';
+import { createBoltApp } from './bolt-app.js';
+import type { SlackDeps } from './deps.js';
+import { isSslCheck, MalformedSlackBody, parseSlackBody } from './payload.js';
+import { FastifyReceiver, type AckOutcome } from './receiver.js';
+import { checkSlackSignature } from './signature.js';
+
+export const SLACK_EVENTS_PATH = '/slack/events';
+
+// Slack's payloads are small; a message's blocks stay well under this.
+const BODY_LIMIT = 1024 * 1024;
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function retryNumber(request: FastifyRequest): number | undefined {
+  const raw = header(request, 'x-slack-retry-num');
+  if (raw === undefined || !/^\d{1,6}$/.test(raw.trim())) return undefined;
+  return Number(raw);
+}
+
+function sendAck(reply: FastifyReply, outcome: AckOutcome, requestId: string): FastifyReply {
+  if (outcome.kind === 'unhandled' && outcome.error) return reply.code(500).send(envelopeFor(500, requestId));
+  if (outcome.kind !== 'ack' || outcome.body === undefined || outcome.body === null || outcome.body === '') return reply.code(200).send();
+  if (typeof outcome.body === 'string') return reply.code(200).type('text/plain; charset=utf-8').send(outcome.body);
+  return reply.code(200).type('application/json; charset=utf-8').send(JSON.stringify(outcome.body));
+}
+
+/**
+ * The Slack app, when configured: Socket Mode when `SLACK_APP_TOKEN` is set (no HTTP
+ * endpoint then), else `POST /slack/events` when the signing secret and bot token are set.
+ * Without them nothing is registered and `/slack/events` is an ordinary 404.
+ */
+export async function registerSlack(app: FastifyInstance, deps: SlackDeps): Promise<void> {
+  const { signingSecret, botToken, appToken } = deps.config.slack;
+  if (!botToken) return;
+  const log = deps.log.child({ component: 'slack' });
+  if (appToken) {
+    registerSocketMode(app, deps, botToken, appToken);
+  } else if (signingSecret) {
+    await app.register(async (scope) => eventsRoute(scope, deps, botToken, signingSecret));
+  } else {
+    return;
+  }
+  const prune = setInterval(() => {
+    pruneDeliveries(deps.runtime.db).catch((err: Error) => log.warn({ err: err.message }, 'Slack delivery cleanup failed'));
+  }, PRUNE_EVERY_MS);
+  prune.unref();
+  app.addHook('onClose', async () => clearInterval(prune));
+}
+
+/**
+ * Socket Mode: Bolt's own receiver over a WebSocket that the app opens to Slack; no request
+ * URL and no signatures. Connecting needs Slack itself, so it is started once the server is
+ * ready and failures are logged (the client reconnects on its own), never fatal.
+ */
+function registerSocketMode(app: FastifyInstance, deps: SlackDeps, botToken: string, appToken: string): void {
+  const bolt = createBoltApp(deps, botToken, { socketMode: { appToken } });
+  app.addHook('onReady', async () => {
+    bolt.start().catch((err: Error) => deps.log.error({ err: err.message }, 'Slack Socket Mode failed to connect'));
+  });
+  app.addHook('onClose', async () => {
+    await bolt.stop().catch(() => {});
+  });
+}
+
+/**
+ * `POST /slack/events` in its own encapsulated plugin: it reads bodies raw (the signature
+ * covers the exact bytes) without touching the JSON parser `/v1` uses.
+ */
+async function eventsRoute(scope: FastifyInstance, deps: SlackDeps, botToken: string, signingSecret: string): Promise<void> {
+  const receiver = new FastifyReceiver(deps.log.child({ component: 'slack' }));
+  createBoltApp(deps, botToken, { receiver });
+
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_request, body, done) => done(null, body));
+  scope.addHook('onClose', async () => receiver.drain());
+
+  scope.post(SLACK_EVENTS_PATH, { bodyLimit: BODY_LIMIT, schema: { hide: true } }, async (request, reply) => {
+    const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    const contentType = header(request, 'content-type');
+    // Slack's probe is unsigned and does nothing but prove we answer.
+    if (isSslCheck(rawBody, contentType)) return reply.code(200).send();
+    const problem = checkSlackSignature({
+      signingSecret,
+      rawBody,
+      signature: header(request, 'x-slack-signature'),
+      timestamp: header(request, 'x-slack-request-timestamp'),
+      now: deps.runtime.clock(),
+    });
+    if (problem) {
+      request.log.warn({ problem }, 'Slack request refused');
+      throw new AppError('invalid_slack_signature', 401, 'This request is not signed by Slack, or its timestamp is more than 5 minutes off.');
+    }
+    let body: Record<string, unknown>;
+    try {
+      body = parseSlackBody(rawBody, contentType);
+    } catch (err) {
+      if (err instanceof MalformedSlackBody) throw new AppError('malformed_request', 400, 'The request could not be read.');
+      throw err;
+    }
+    if (body.type === 'url_verification') {
+      return reply.code(200).type('application/json; charset=utf-8').send(JSON.stringify({ challenge: body.challenge }));
+    }
+    const outcome = await receiver.dispatch(body, retryNumber(request), header(request, 'x-slack-retry-reason'));
+    return sendAck(reply, outcome, request.id);
+  });
+}

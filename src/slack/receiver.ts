@@ -1,0 +1,84 @@
+import type { App, Receiver, ReceiverEvent } from '@slack/bolt';
+import type { Logger } from 'pino';
+import type { SlackBody } from './payload.js';
+
+/** How a delivery was answered on its HTTP request. */
+export type AckOutcome =
+  | { kind: 'ack'; body: unknown }
+  /** Processing ended without any listener acknowledging (nothing handles this payload). */
+  | { kind: 'unhandled'; error: boolean }
+  /** Nobody acknowledged within the deadline: answer empty so Slack does not show a failure. */
+  | { kind: 'timeout' };
+
+// Slack waits 3 seconds; leave room for the network.
+export const ACK_DEADLINE_MS = 2_500;
+
+/**
+ * Bolt's receiver interface over our own Fastify route: the route verifies and parses the
+ * request, then hands the body to `dispatch`, which resolves as soon as a listener calls
+ * `ack()` (the HTTP answer), while the listener's slower work goes on afterwards and is
+ * answered through `response_url`. `drain()` waits for that work on shutdown.
+ */
+export class FastifyReceiver implements Receiver {
+  private app: App | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(private readonly log: Logger) {}
+
+  init(app: App): void {
+    this.app = app;
+  }
+
+  // The Fastify server listens; Bolt has nothing to start or stop.
+  async start(): Promise<void> {}
+  async stop(): Promise<void> {}
+
+  dispatch(body: SlackBody, retryNum: number | undefined, retryReason: string | undefined): Promise<AckOutcome> {
+    const app = this.app;
+    if (!app) return Promise.reject(new Error('Slack receiver used before Bolt initialised it'));
+    return new Promise<AckOutcome>((resolve) => {
+      let settled = false;
+      const settle = (outcome: AckOutcome) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(outcome);
+      };
+      const timer = setTimeout(() => {
+        if (!settled) this.log.warn('Slack delivery not acknowledged in time; answered empty');
+        settle({ kind: 'timeout' });
+      }, ACK_DEADLINE_MS);
+      const event: ReceiverEvent = {
+        body,
+        retryNum,
+        retryReason,
+        ack: async (response?: unknown) => settle({ kind: 'ack', body: response }),
+      };
+      let failed = false;
+      const work = app
+        .processEvent(event)
+        .catch((err: unknown) => {
+          failed = true;
+          this.log.error({ err }, 'Slack delivery failed');
+        })
+        .finally(() => {
+          settle({ kind: 'unhandled', error: failed });
+          this.inFlight.delete(work);
+        });
+      this.inFlight.add(work);
+    });
+  }
+
+  /** Waits (at most `ms`) for work still running after its ack. */
+  async drain(ms = 10_000): Promise<void> {
+    if (this.inFlight.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.inFlight]),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, ms);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,220 @@
+import type { types } from '@slack/bolt';
+import type { SlackReply } from './command-context.js';
+
+/**
+ * Block Kit for every Slack answer. Shapes follow the /v1 resources (api-v1.md part 2);
+ * only the fields a view shows are required here.
+ */
+
+export interface MilestoneView {
+  ref: string;
+  name: string;
+  kind?: string;
+  cards_done: number;
+  cards_total: number;
+  criteria_done?: number;
+  criteria_total?: number;
+  ends_on?: string | null;
+}
+
+export interface TodoView {
+  id: string;
+  title: string;
+  priority: string;
+  due_on?: string | null;
+  done: boolean;
+}
+
+export interface CardView {
+  id: string;
+  ref: string;
+  title: string;
+  workflow_status: string;
+  gated?: boolean;
+  criteria_done?: number;
+  criteria_total?: number;
+  due_on?: string | null;
+}
+
+export interface SnippetView {
+  id: string;
+  name: string;
+  slug: string;
+  type: string;
+  version: number;
+  body: string;
+  category?: string | null;
+  tags?: string[];
+  public_url?: string | null;
+}
+
+export interface SubscriptionView {
+  milestone_ref: string;
+  channel_id: string;
+  cadence: string;
+  tz: string;
+}
+
+/** The action id of every todo's Done button; its value is the todo id. */
+export const TODO_DONE_ACTION = 'todo_done';
+
+// Slack refuses a message with more than 50 blocks; a section's text stops at 3000 characters.
+const MAX_TODOS = 40;
+const SECTION_TEXT_MAX = 3000;
+
+/** Text a user typed, made safe for mrkdwn: Slack's control characters are &, < and >. */
+export function escapeText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+function plain(text: string): types.PlainTextElement {
+  return { type: 'plain_text', text: text.slice(0, 150), emoji: true };
+}
+
+function mrkdwn(text: string): types.MrkdwnElement {
+  return { type: 'mrkdwn', text };
+}
+
+function section(text: string): types.SectionBlock {
+  return { type: 'section', text: mrkdwn(text.slice(0, SECTION_TEXT_MAX)) };
+}
+
+function context(text: string): types.ContextBlock {
+  return { type: 'context', elements: [mrkdwn(text)] };
+}
+
+function ephemeral(text: string, blocks?: types.KnownBlock[]): SlackReply {
+  return blocks ? { response_type: 'ephemeral', text, blocks } : { response_type: 'ephemeral', text };
+}
+
+/** A plain ephemeral message (usage, errors, how to link). */
+export function messageView(text: string): SlackReply {
+  return ephemeral(text);
+}
+
+const STATUS_LABELS: Record<string, string> = {
+  backlog: 'Backlog',
+  in_progress: 'In progress',
+  in_review: 'In review',
+  done: 'Done',
+};
+
+export function statusLabel(status: string): string {
+  return STATUS_LABELS[status] ?? status;
+}
+
+const PRIORITY_MARKS: Record<string, string> = { urgent: ':red_circle:', high: ':large_orange_circle:', medium: ':white_circle:', low: ':large_blue_circle:' };
+
+function ratio(done: number | undefined, total: number | undefined): string {
+  return `${done ?? 0} / ${total ?? 0}`;
+}
+
+/** Milestone status with its four numbers, the same ones `/v1/milestones/{ref}/status` returns. */
+export function milestoneStatusView(m: MilestoneView): SlackReply {
+  const text =
+    `${m.ref} ${m.name}: ${m.cards_done}/${m.cards_total} cards done, ` +
+    `${m.criteria_done ?? 0}/${m.criteria_total ?? 0} criteria done`;
+  const fields: types.MrkdwnElement[] = [
+    mrkdwn(`*Cards done*\n${ratio(m.cards_done, m.cards_total)}`),
+    mrkdwn(`*Criteria done*\n${ratio(m.criteria_done, m.criteria_total)}`),
+  ];
+  if (m.kind) fields.push(mrkdwn(`*Kind*\n${escapeText(m.kind)}`));
+  if (m.ends_on) fields.push(mrkdwn(`*Ends*\n${m.ends_on}`));
+  return ephemeral(text, [
+    { type: 'header', text: plain(`${m.ref} · ${m.name}`) },
+    { type: 'section', fields },
+  ]);
+}
+
+function todoLine(t: TodoView): string {
+  const due = t.due_on ? ` · due ${t.due_on}` : '';
+  return `${PRIORITY_MARKS[t.priority] ?? ''} *${escapeText(t.title)}*\n${t.priority}${due} · \`${t.id}\``.trim();
+}
+
+/** One todo with its Done button; block ids carry the todo id so a click can find its block. */
+export function todoBlocks(t: TodoView): types.KnownBlock[] {
+  if (t.done) return [{ ...section(`:white_check_mark: ~${escapeText(t.title)}~ done`), block_id: `todo:${t.id}` }];
+  return [
+    {
+      type: 'section',
+      block_id: `todo:${t.id}`,
+      text: mrkdwn(todoLine(t)),
+      accessory: { type: 'button', text: plain('Done'), action_id: TODO_DONE_ACTION, value: t.id, style: 'primary' },
+    },
+  ];
+}
+
+/** The caller's open todos due this week, each with a Done button. */
+export function todoListView(todos: TodoView[], heading = 'Your open todos due this week', note?: string): SlackReply {
+  const blocks: types.KnownBlock[] = [];
+  if (note) blocks.push(context(note));
+  if (todos.length === 0) {
+    blocks.push(section('Nothing open is due this week. :tada:'));
+    return ephemeral(note ? `${note} Nothing open is due this week.` : 'Nothing open is due this week.', blocks);
+  }
+  blocks.push(section(`*${escapeText(heading)}*`));
+  for (const t of todos.slice(0, MAX_TODOS)) blocks.push(...todoBlocks(t));
+  if (todos.length > MAX_TODOS) blocks.push(context(`…and ${todos.length - MAX_TODOS} more.`));
+  const text = `${heading}: ${todos.map((t) => t.title).join(', ')}`;
+  return ephemeral(note ? `${note} ${text}` : text, blocks);
+}
+
+/** A todo just created. */
+export function todoCreatedView(t: TodoView): SlackReply {
+  const due = t.due_on ? `, due ${t.due_on}` : '';
+  return ephemeral(`Added todo "${t.title}" (${t.priority}${due}).`, [section(':memo: Added'), ...todoBlocks(t)]);
+}
+
+/** A todo in its done state: what a Done click leaves in place of the todo. */
+export function todoDoneView(t: TodoView): SlackReply {
+  return ephemeral(`Done: ${t.title}`, todoBlocks({ ...t, done: true }));
+}
+
+/** The due-todo reminder (sent by the reminders job as a direct message). */
+export function todoReminderView(t: TodoView): SlackReply {
+  return { text: `Reminder: "${t.title}" is due${t.due_on ? ` on ${t.due_on}` : ''}.`, blocks: [section(':alarm_clock: Due today'), ...todoBlocks(t)] };
+}
+
+export function cardView(c: CardView, heading?: string): SlackReply {
+  const fields: types.MrkdwnElement[] = [mrkdwn(`*Status*\n${statusLabel(c.workflow_status)}`)];
+  if (c.criteria_total !== undefined) fields.push(mrkdwn(`*Criteria done*\n${ratio(c.criteria_done, c.criteria_total)}`));
+  if (c.due_on) fields.push(mrkdwn(`*Due*\n${c.due_on}`));
+  if (c.gated) fields.push(mrkdwn('*Gated*\nhumans move it to done'));
+  const blocks: types.KnownBlock[] = [];
+  if (heading) blocks.push(context(escapeText(heading)));
+  blocks.push(section(`*${escapeText(c.ref)}* ${escapeText(c.title)}`), { type: 'section', fields });
+  return ephemeral(`${heading ? `${heading} ` : ''}${c.ref} ${c.title} (${statusLabel(c.workflow_status)})`, blocks);
+}
+
+export function cardMovedView(c: CardView): SlackReply {
+  return cardView(c, `Moved ${c.ref} to ${statusLabel(c.workflow_status)}.`);
+}
+
+export function snippetView(s: SnippetView): SlackReply {
+  // Room for the fences inside one section; the full body stays behind the public link.
+  const limit = SECTION_TEXT_MAX - 20;
+  const body = s.body.length > limit ? `${s.body.slice(0, limit - 1)}…` : s.body;
+  const meta = [`${s.type}`, `v${s.version}`, s.category ? escapeText(s.category) : '', ...(s.tags ?? []).map((t) => `#${escapeText(t)}`)]
+    .filter(Boolean)
+    .join(' · ');
+  const blocks: types.KnownBlock[] = [
+    { type: 'header', text: plain(s.name) },
+    context(`\`${escapeText(s.slug)}\` · ${meta}`),
+    section(`\`\`\`${escapeText(body.replace(/```/g, "'''"))}\`\`\``),
+  ];
+  if (s.public_url) blocks.push(context(`<${s.public_url}|Public link>`));
+  return ephemeral(`${s.name} (${s.slug}, v${s.version})`, blocks);
+}
+
+export function subscribedView(sub: SubscriptionView, created: boolean, hour: number): SlackReply {
+  const when = `${sub.cadence} at ${String(hour).padStart(2, '0')}:00 (${sub.tz})`;
+  const text = created
+    ? `This channel now gets ${sub.milestone_ref}'s status ${when}.`
+    : `Updated: this channel gets ${sub.milestone_ref}'s status ${when}.`;
+  return ephemeral(text, [section(`:bell: ${escapeText(text)}`)]);
+}
+
+export function unsubscribedView(ref: string): SlackReply {
+  const text = `This channel no longer gets ${ref}'s status.`;
+  return ephemeral(text, [section(`:no_bell: ${escapeText(text)}`)]);
+}

@@ -1,0 +1,369 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { operations } from '../src/operations/index.js';
+import { startFakeSlack, type FakeSlack, type RecordedCall } from './helpers/fake-slack.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+import { blockActionsBody, commandBody, sign, slackClient } from './helpers/slack-request.js';
+
+const SECRET = '8f742231b10e8888abcd99yyyzzz85a5';
+const LINKED = 'U2147483697';
+
+let fake: FakeSlack;
+let t: TestServer;
+let slack: ReturnType<typeof slackClient>;
+let ownerId: string;
+
+beforeAll(async () => {
+  fake = await startFakeSlack();
+  t = await startTestServer({ SLACK_SIGNING_SECRET: SECRET, SLACK_BOT_TOKEN: 'xoxb-test', SLACK_API_URL: fake.apiUrl });
+  slack = slackClient(t.url, SECRET);
+  const me = await t.api('GET', '/v1/me');
+  ownerId = me.body.member.id;
+  const linked = await t.api('PATCH', `/v1/members/${ownerId}`, { body: { slack_user_id: LINKED, tz: 'Europe/Lisbon' } });
+  expect(linked.status).toBe(200);
+  // Once milestones exist (issue 4), subscribing needs a real one.
+  if (operations.some((op) => op.name === 'createMilestone')) {
+    for (const ref of ['M3', 'M4', 'M5', 'M9']) {
+      expect((await t.api('POST', '/v1/milestones', { body: { ref, name: `Milestone ${ref}`, kind: 'sprint' } })).status).toBe(201);
+    }
+  }
+});
+afterAll(async () => {
+  await t?.close();
+  await fake?.close();
+});
+beforeEach(() => fake.clear());
+
+const db = () => t.server.db.db;
+const subscriptions = () => db().selectFrom('slack_subscriptions').selectAll().orderBy('created_at').execute();
+const deliveries = () => db().selectFrom('slack_deliveries').selectAll().execute();
+
+/** The reply posted to a response_url (each test uses its own). */
+function replyTo(url: string): Promise<RecordedCall> {
+  const path = new URL(url).pathname;
+  return fake.waitFor((c) => c.path === path);
+}
+
+describe('POST /slack/events: authenticity', () => {
+  it('refuses a bad signature, a stale or future timestamp and missing headers with 401, and does nothing', async () => {
+    const before = { subs: (await subscriptions()).length, deliveries: (await deliveries()).length };
+    const response_url = fake.responseUrl();
+    const body = commandBody({ command: '/milestone', text: 'M9 subscribe weekly', response_url });
+    const now = Math.floor(Date.now() / 1000);
+    const attempts = [
+      { signature: sign('not-the-secret', now, body) },
+      { signature: sign(SECRET, now, `${body}&x=1`) },
+      { signature: 'v0=' + '0'.repeat(64) },
+      { signature: 'v1=' + sign(SECRET, now, body).slice(3) },
+      { timestamp: now - 310 },
+      { timestamp: now + 310 },
+      { omit: ['x-slack-signature' as const] },
+      { omit: ['x-slack-request-timestamp' as const] },
+      { omit: ['x-slack-signature' as const, 'x-slack-request-timestamp' as const] },
+    ];
+    for (const options of attempts) {
+      const res = await slack.form(body, options);
+      expect(res.status, JSON.stringify(options)).toBe(401);
+      expect(res.body).toMatchObject({ code: 'invalid_slack_signature', http_status: 401 });
+      expect(res.body.request_id).toBe(res.headers.get('x-request-id'));
+    }
+    // A stale timestamp with a signature that is right for it is still stale.
+    const old = now - 6 * 60;
+    const replay = await slack.form(body, { timestamp: old, signature: sign(SECRET, old, body) });
+    expect(replay.status).toBe(401);
+
+    await sleep(300);
+    expect(fake.calls).toEqual([]);
+    expect((await subscriptions()).length).toBe(before.subs);
+    expect((await deliveries()).length).toBe(before.deliveries);
+  });
+
+  it('accepts a timestamp within five minutes', async () => {
+    const response_url = fake.responseUrl();
+    const res = await slack.command({ command: '/milestone', text: 'help', response_url }, { timestamp: Math.floor(Date.now() / 1000) - 280 });
+    expect(res.status).toBe(200);
+    expect((await replyTo(response_url)).body.text).toContain('/milestone <ref> subscribe');
+  });
+
+  it('answers url_verification with the challenge', async () => {
+    const res = await slack.json({ token: 'Jhj5dZrVaK7ZwHHjRyZWjbDl', challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P', type: 'url_verification' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P' });
+  });
+
+  it('refuses an unsigned url_verification', async () => {
+    const res = await slack.json({ challenge: 'x', type: 'url_verification' }, { omit: ['x-slack-signature'] });
+    expect(res.status).toBe(401);
+  });
+
+  it('answers ssl_check with 200 and does nothing', async () => {
+    const res = await slack.form('ssl_check=1&token=gIkuvaNzQIHg97ATvDxqgjtO', { omit: ['x-slack-signature', 'x-slack-request-timestamp'] });
+    expect(res.status).toBe(200);
+    expect(res.text).toBe('');
+    await sleep(100);
+    expect(fake.calls).toEqual([]);
+  });
+
+  it('answers a signed body it cannot read with 400', async () => {
+    const res = await slack.json('{"type": "event_callback",');
+    expect(res.status).toBe(400);
+    const raw = await slack.send('{not json', 'application/json');
+    expect(raw.status).toBe(400);
+    expect(raw.body.code).toBe('malformed_request');
+  });
+});
+
+describe('slash commands', () => {
+  it('acks at once with an empty 200 and answers through response_url, ephemeral', async () => {
+    const response_url = fake.responseUrl();
+    const res = await slack.command({ command: '/milestone', text: 'M3 subscribe weekly', response_url, channel_id: 'C0ACK' });
+    expect(res.status).toBe(200);
+    expect(res.text).toBe('');
+    const reply = await replyTo(response_url);
+    expect(reply.contentType).toContain('application/json');
+    expect(reply.body.response_type).toBe('ephemeral');
+    expect(reply.body.text).toBe("This channel now gets M3's status weekly at 09:00 (Europe/Lisbon).");
+    const rows = (await subscriptions()).filter((s) => s.channel_id === 'C0ACK');
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ milestone_ref: 'M3', cadence: 'weekly', tz: 'Europe/Lisbon', created_by: ownerId, last_sent_period: null });
+  });
+
+  it('acts once on a retried delivery (X-Slack-Retry-Num), and again on a new invocation', async () => {
+    const response_url = fake.responseUrl();
+    const body = commandBody({ command: '/milestone', text: 'M3 subscribe daily', response_url, channel_id: 'C0RETRY' });
+    expect((await slack.form(body)).status).toBe(200);
+    await replyTo(response_url);
+    const retry = await slack.form(body, { headers: { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' } });
+    expect(retry.status).toBe(200);
+    const again = await slack.form(body, { headers: { 'x-slack-retry-num': '2', 'x-slack-retry-reason': 'http_timeout' } });
+    expect(again.status).toBe(200);
+    await sleep(300);
+    const path = new URL(response_url).pathname;
+    expect(fake.calls.filter((c) => c.path === path)).toHaveLength(1);
+    const rows = (await subscriptions()).filter((s) => s.channel_id === 'C0RETRY');
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.cadence).toBe('daily');
+
+    // A new invocation of the same command (a new trigger) does act: it switches the cadence.
+    const next = fake.responseUrl();
+    await slack.command({ command: '/milestone', text: 'M3 subscribe weekly', response_url: next, channel_id: 'C0RETRY' });
+    expect((await replyTo(next)).body.text).toContain('Updated');
+    expect((await subscriptions()).filter((s) => s.channel_id === 'C0RETRY').map((s) => s.cadence)).toEqual(['weekly']);
+  });
+
+  it('remembers deliveries in the database, not in memory', async () => {
+    const response_url = fake.responseUrl();
+    const body = commandBody({ command: '/milestone', text: 'M3 subscribe', response_url, channel_id: 'C0STORED' });
+    await slack.form(body);
+    await replyTo(response_url);
+    const stored = (await deliveries()).filter((d) => d.kind === 'command');
+    expect(stored.length).toBeGreaterThan(0);
+  });
+
+  it('unsubscribes, and says so when there is nothing to unsubscribe', async () => {
+    const first = fake.responseUrl();
+    await slack.command({ command: '/milestone', text: 'M5 subscribe', response_url: first, channel_id: 'C0UNSUB' });
+    await replyTo(first);
+    const second = fake.responseUrl();
+    await slack.command({ command: '/milestone', text: 'M5 unsubscribe', response_url: second, channel_id: 'C0UNSUB' });
+    expect((await replyTo(second)).body.text).toContain("no longer gets M5's status");
+    expect((await subscriptions()).filter((s) => s.channel_id === 'C0UNSUB')).toEqual([]);
+    const third = fake.responseUrl();
+    await slack.command({ command: '/milestone', text: 'M5 unsubscribe', response_url: third, channel_id: 'C0UNSUB' });
+    const reply = await replyTo(third);
+    expect(reply.body.response_type).toBe('ephemeral');
+    expect(reply.body.text).toBe('This channel is not subscribed to M5.');
+  });
+
+  it('answers a bad command with its usage, ephemeral, and does nothing', async () => {
+    const cases = [
+      { command: '/milestone', text: '', expect: '/milestone <ref> subscribe' },
+      { command: '/milestone', text: 'M3 subscribe hourly', expect: 'Choose daily or weekly.' },
+      { command: '/todo', text: 'add', expect: 'A todo needs a title.' },
+      { command: '/todo', text: 'add pay rent due:someday', expect: 'due:YYYY-MM-DD' },
+      { command: '/todo', text: 'frobnicate', expect: '/todo done <id>' },
+      { command: '/card', text: 'ENG-1 move sideways', expect: 'is not a status' },
+      { command: '/snippet', text: '', expect: '/snippet <slug or id>' },
+    ];
+    const subsBefore = (await subscriptions()).length;
+    for (const c of cases) {
+      const response_url = fake.responseUrl();
+      const res = await slack.command({ command: c.command, text: c.text, response_url });
+      expect(res.status).toBe(200);
+      const reply = await replyTo(response_url);
+      expect(reply.body.response_type, c.text).toBe('ephemeral');
+      expect(reply.body.text, c.text).toContain(c.expect);
+    }
+    expect((await subscriptions()).length).toBe(subsBefore);
+  });
+
+  it("gives a domain error's user_message, ephemeral (a viewer cannot subscribe)", async () => {
+    const viewer = await t.api('POST', '/v1/members', { body: { name: 'Vera', role: 'viewer', slack_user_id: 'U0VIEWER' } });
+    expect(viewer.status).toBe(201);
+    const response_url = fake.responseUrl();
+    await slack.command({ command: '/milestone', text: 'M3 subscribe', response_url, user_id: 'U0VIEWER', channel_id: 'C0VIEW' });
+    const reply = await replyTo(response_url);
+    expect(reply.body).toMatchObject({ response_type: 'ephemeral', text: 'Viewers can read but not change anything.' });
+    expect((await subscriptions()).filter((s) => s.channel_id === 'C0VIEW')).toEqual([]);
+  });
+});
+
+describe('member linking', () => {
+  it('tells an unknown Slack user how to link, and does nothing', async () => {
+    const response_url = fake.responseUrl();
+    const res = await slack.command({ command: '/milestone', text: 'M3 subscribe weekly', response_url, user_id: 'U0STRANGER', channel_id: 'C0STRANGE' });
+    expect(res.status).toBe(200);
+    const reply = await replyTo(response_url);
+    expect(reply.body.response_type).toBe('ephemeral');
+    expect(reply.body.text).toContain('not linked to a tack member');
+    expect(reply.body.text).toContain('slack_user_id');
+    expect(reply.body.text).toContain('U0STRANGER');
+    // The profile was looked up (for an e-mail to link by), with the bot token.
+    const lookup = fake.callsTo('users.info');
+    expect(lookup).toHaveLength(1);
+    expect(lookup[0]!.body.user).toBe('U0STRANGER');
+    expect(lookup[0]!.authorization).toBe('Bearer xoxb-test');
+    expect((await subscriptions()).filter((s) => s.channel_id === 'C0STRANGE')).toEqual([]);
+    const members = await t.api('GET', '/v1/members?limit=100');
+    expect(members.body.data.some((m: { slack_user_id: string | null }) => m.slack_user_id === 'U0STRANGER')).toBe(false);
+  });
+
+  it('links on first use by the Slack profile e-mail (users.info), then acts as that member', async () => {
+    const ana = await t.api('POST', '/v1/members', { body: { name: 'Ana', email: 'Ana@Example.com', role: 'member' } });
+    expect(ana.status).toBe(201);
+    fake.handle('users.info', (call) =>
+      call.body.user === 'U0ANA'
+        ? { body: { ok: true, user: { id: 'U0ANA', tz: 'Europe/Berlin', profile: { email: 'ana@example.com', real_name: 'Ana' } } } }
+        : { body: { ok: true, user: { id: call.body.user, profile: {} } } },
+    );
+    try {
+      const response_url = fake.responseUrl();
+      await slack.command({ command: '/milestone', text: 'M4 subscribe daily', response_url, user_id: 'U0ANA', channel_id: 'C0ANA' });
+      const reply = await replyTo(response_url);
+      expect(reply.body.text).toContain("M4's status daily");
+      const member = (await t.api('GET', '/v1/members?limit=100')).body.data.find((m: { id: string }) => m.id === ana.body.id);
+      expect(member.slack_user_id).toBe('U0ANA');
+      const rows = (await subscriptions()).filter((s) => s.channel_id === 'C0ANA');
+      // Ana has no tz of her own: her Slack profile's is used.
+      expect(rows).toMatchObject([{ created_by: ana.body.id, cadence: 'daily', tz: 'Europe/Berlin' }]);
+
+      // Linked now: the next command finds her by Slack id without asking Slack.
+      fake.clear();
+      const next = fake.responseUrl();
+      await slack.command({ command: '/milestone', text: 'M4 unsubscribe', response_url: next, user_id: 'U0ANA', channel_id: 'C0ANA' });
+      await replyTo(next);
+      expect(fake.callsTo('users.info')).toEqual([]);
+    } finally {
+      fake.handle('users.info', (call) => ({ body: { ok: true, user: { id: call.body.user, profile: {} } } }));
+    }
+  });
+
+  it('never takes over a member already linked to another Slack user', async () => {
+    await t.api('POST', '/v1/members', { body: { name: 'Bo', email: 'bo@example.com', slack_user_id: 'U0BO' } });
+    fake.handleOnce('users.info', { body: { ok: true, user: { id: 'U0IMPOSTOR', profile: { email: 'bo@example.com' } } } });
+    const response_url = fake.responseUrl();
+    await slack.command({ command: '/milestone', text: 'M3 subscribe', response_url, user_id: 'U0IMPOSTOR', channel_id: 'C0IMP' });
+    expect((await replyTo(response_url)).body.text).toContain('not linked');
+    expect((await subscriptions()).filter((s) => s.channel_id === 'C0IMP')).toEqual([]);
+  });
+
+  it('treats a users.info failure (missing scope) as unknown', async () => {
+    fake.handleOnce('users.info', { body: { ok: false, error: 'missing_scope', needed: 'users:read.email' } });
+    const response_url = fake.responseUrl();
+    await slack.command({ command: '/milestone', text: 'M3 subscribe', response_url, user_id: 'U0NOSCOPE', channel_id: 'C0NOSCOPE' });
+    expect((await replyTo(response_url)).body.text).toContain('not linked');
+  });
+
+  it('waits out a 429 from users.info (Retry-After) and still links', async () => {
+    await t.api('POST', '/v1/members', { body: { name: 'Cy', email: 'cy@example.com' } });
+    fake.handleOnce('users.info', { status: 429, headers: { 'retry-after': '1' }, body: { ok: false, error: 'ratelimited' } });
+    fake.handleOnce('users.info', { body: { ok: true, user: { id: 'U0CY', profile: { email: 'cy@example.com' } } } });
+    const response_url = fake.responseUrl();
+    await slack.command({ command: '/milestone', text: 'M3 subscribe', response_url, user_id: 'U0CY', channel_id: 'C0CY' });
+    const reply = await replyTo(response_url);
+    expect(reply.body.text).toContain("M3's status weekly");
+    expect(fake.callsTo('users.info')).toHaveLength(2);
+  });
+});
+
+describe('interactivity', () => {
+  it('tells an unknown user how to link on a Done click, without touching the message', async () => {
+    const response_url = fake.responseUrl();
+    const res = await slack.click({ action_id: 'todo_done', value: 'todo_abc', response_url, user_id: 'U0CLICKER' });
+    expect(res.status).toBe(200);
+    expect(res.text).toBe('');
+    const reply = await replyTo(response_url);
+    expect(reply.body).toMatchObject({ response_type: 'ephemeral', replace_original: false });
+    expect(reply.body.text).toContain('not linked');
+  });
+
+  it('acts once on a retried click', async () => {
+    const response_url = fake.responseUrl();
+    const click = { action_id: 'todo_done', value: 'todo_abc', response_url, user_id: 'U0CLICK2' };
+    const body = blockActionsBody(click);
+    await slack.form(body);
+    await replyTo(response_url);
+    await slack.form(body, { headers: { 'x-slack-retry-num': '1' } });
+    await sleep(300);
+    expect(fake.calls.filter((c) => c.path === new URL(response_url).pathname)).toHaveLength(1);
+  });
+});
+
+describe('events', () => {
+  it('acks an event callback and records it once, whatever the retries', async () => {
+    const event = {
+      token: 'XXYYZZ',
+      team_id: 'T0001',
+      api_app_id: 'A123456',
+      event: { type: 'app_mention', user: 'U2147483697', text: '<@UBOT> hi', ts: '1515449522.000016', channel: 'C0001', event_ts: '1515449522000016' },
+      type: 'event_callback',
+      event_id: 'Ev0TESTRETRY',
+      event_time: 1515449522,
+      authorizations: [{ enterprise_id: null, team_id: 'T0001', user_id: 'UBOT', is_bot: true, is_enterprise_install: false }],
+    };
+    expect((await slack.json(event)).status).toBe(200);
+    expect((await slack.json(event, { headers: { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_error' } })).status).toBe(200);
+    const rows = (await deliveries()).filter((d) => d.identity === 'event:Ev0TESTRETRY');
+    expect(rows).toHaveLength(1);
+  });
+});
+
+describe('the rest of the server with Slack configured', () => {
+  it('still parses /v1 JSON as before', async () => {
+    const ok = await t.api('POST', '/v1/members', { body: { name: 'Json Person' } });
+    expect(ok.status).toBe(201);
+    const bad = await t.api('POST', '/v1/members', { raw: '{"name": ', headers: { 'content-type': 'application/json' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe('malformed_request');
+    const form = await t.api('POST', '/v1/members', { raw: 'name=Form', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(form.status).toBe(415);
+  });
+
+  it('answers other methods on /slack/events with the 404 envelope and leaves it out of OpenAPI', async () => {
+    const res = await fetch(`${t.url}/slack/events`);
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { code: string }).code).toBe('not_found');
+    const doc = await t.api('GET', '/v1/openapi.json');
+    expect(Object.keys(doc.body.paths).some((p) => p.includes('slack'))).toBe(false);
+  });
+});
+
+describe('without Slack variables', () => {
+  let plain: TestServer;
+  beforeAll(async () => {
+    plain = await startTestServer({ SLACK_SIGNING_SECRET: SECRET });
+  });
+  afterAll(async () => plain?.close());
+
+  it('answers /slack/events with the ordinary 404 envelope', async () => {
+    const body = commandBody({ command: '/milestone', text: 'M3 subscribe', response_url: fake.responseUrl() });
+    const res = await slackClient(plain.url, SECRET).form(body);
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ code: 'not_found', http_status: 404 });
+    const json = await slackClient(plain.url, SECRET).json({ type: 'url_verification', challenge: 'c' });
+    expect(json.status).toBe(404);
+    await sleep(100);
+    expect(fake.calls).toEqual([]);
+    expect((await plain.api('GET', '/v1/me')).status).toBe(200);
+  });
+});
