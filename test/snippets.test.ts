@@ -46,7 +46,7 @@ describe('createSnippet and getSnippet', () => {
       body: 'select * from users where active',
     });
     expect(res.body.id).toMatch(/^snp_/);
-    expect(res.body.public_url).toMatch(new RegExp(`^${t.config.publicBaseUrl}/[A-Za-z0-9_-]{43}$`));
+    expect(res.body.public_url).toMatch(new RegExp(`^${t.url.replace(/[.]/g, "\\.")}\\/p\\/[A-Za-z0-9_-]{43}$`));
     expect(Date.parse(res.body.created_at)).not.toBeNaN();
     expect(res.body.updated_at).toBe(res.body.created_at);
 
