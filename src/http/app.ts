@@ -18,6 +18,7 @@ import { registerJsonParser } from './json-parser.js';
 import { registerOpenApi } from './openapi.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './rate-limit.js';
 import { allowedMethods, registerOperationRoutes } from './routes.js';
+import { isMcpUrl, mcpHttpTransport } from '../mcp/http-transport.js';
 
 export interface AppDeps {
   config: Config;
@@ -89,7 +90,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
-    if (!request.url.startsWith('/v1/') && request.url !== '/v1') return;
+    if (!request.url.startsWith('/v1/') && request.url !== '/v1' && !isMcpUrl(request.url)) return;
     let key: string | undefined;
     const header = request.headers.authorization;
     if (header !== undefined) {
@@ -119,5 +120,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerOpenApi(app);
   registerHealth(app, deps);
   registerOperationRoutes(app, operations, runtime);
+  await app.register(mcpHttpTransport, { operations, runtime });
   return { app, authCache, runtime };
 }
