@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { ClientTarget } from './client-env.js';
 
 /** The error body every /v1 error carries (api-v1 part 7). */
@@ -24,7 +25,7 @@ export interface ApiResponse {
   /** The body exactly as received (empty for 204). */
   text: string;
   json: unknown;
-  headers: Headers;
+  headers: IncomingHttpHeaders;
 }
 
 /** An answer that is not a success, or no answer at all (`http_status` 0). */
@@ -90,9 +91,9 @@ export class ApiClient {
 
     for (let attempt = 1; ; attempt++) {
       const last = attempt >= this.#maxAttempts;
-      let res: Response;
+      let res: RawResponse;
       try {
-        res = await fetch(url, { method: req.method, headers, body, signal: AbortSignal.timeout(this.#timeoutMs) });
+        res = await send(url, req.method, headers, body, this.#timeoutMs);
       } catch (err) {
         const code = networkCode(err);
         if (last || UNREACHABLE.has(code)) {
@@ -101,16 +102,46 @@ export class ApiClient {
         await this.#sleep(backoff(attempt));
         continue;
       }
-      const text = await res.text();
-      if (res.ok) return { status: res.status, text, json: text ? parseJson(text) : undefined, headers: res.headers };
-      const envelope = envelopeOf(res, text);
-      if (!last && retryable(res.status, envelope.code)) {
-        await this.#sleep(retryAfter(res.headers.get('retry-after')) ?? backoff(attempt));
+      const { status, text } = res;
+      if (status >= 200 && status < 300) return { status, text, json: text ? parseJson(text) : undefined, headers: res.headers };
+      const envelope = envelopeOf(status, res.headers, text);
+      if (!last && retryable(status, envelope.code)) {
+        await this.#sleep(retryAfter(header(res.headers, 'retry-after')) ?? backoff(attempt));
         continue;
       }
       throw new ApiError(envelope);
     }
   }
+}
+
+interface RawResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
+/**
+ * One HTTP exchange with node:http(s). Not `fetch`: loading undici costs a command line
+ * about 100 ms at start-up, more than the whole request.
+ */
+async function send(url: URL, method: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number): Promise<RawResponse> {
+  const transport = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  return new Promise((resolve, reject) => {
+    const request = transport.request(url, { method, headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    request.setTimeout(timeoutMs, () => request.destroy(Object.assign(new Error('timed out'), { code: 'timeout' })));
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+function header(headers: IncomingHttpHeaders, name: string): string | null {
+  const value = headers[name];
+  return (Array.isArray(value) ? value[0] : value) ?? null;
 }
 
 function retryable(status: number, code: string): boolean {
@@ -133,9 +164,8 @@ export function retryAfter(header: string | null, now = Date.now()): number | un
 }
 
 function networkCode(err: unknown): string {
-  const e = err as { name?: string; code?: string; cause?: { code?: string; name?: string } };
-  if (e.name === 'TimeoutError' || e.name === 'AbortError') return 'timeout';
-  return e.cause?.code ?? e.code ?? e.cause?.name ?? e.name ?? 'network error';
+  const e = err as { name?: string; code?: string };
+  return e.code ?? e.name ?? 'network error';
 }
 
 function parseJson(text: string): unknown {
@@ -146,16 +176,16 @@ function parseJson(text: string): unknown {
   }
 }
 
-function envelopeOf(res: Response, text: string): ErrorEnvelope {
+function envelopeOf(status: number, headers: IncomingHttpHeaders, text: string): ErrorEnvelope {
   const parsed = parseJson(text) as Partial<ErrorEnvelope> | undefined;
-  const requestId = res.headers.get('x-request-id') ?? undefined;
+  const requestId = header(headers, 'x-request-id') ?? undefined;
   if (parsed && typeof parsed.code === 'string' && typeof parsed.user_message === 'string') {
-    return { ...parsed, code: parsed.code, user_message: parsed.user_message, http_status: res.status, request_id: parsed.request_id ?? requestId };
+    return { ...parsed, code: parsed.code, user_message: parsed.user_message, http_status: status, request_id: parsed.request_id ?? requestId };
   }
   return {
-    code: `http_${res.status}`,
-    http_status: res.status,
-    user_message: `the server answered HTTP ${res.status} without an error envelope (is TACK_URL a tack server?)`,
+    code: `http_${status}`,
+    http_status: status,
+    user_message: `the server answered HTTP ${status} without an error envelope (is TACK_URL a tack server?)`,
     ...(requestId ? { request_id: requestId } : {}),
   };
 }
