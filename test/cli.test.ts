@@ -188,6 +188,10 @@ describe('exit codes and errors', () => {
     const none = await tack(['me'], { env: { TACK_TOKEN: undefined } });
     expect(none.code).toBe(4);
     expect(none.stderr).toContain('no token');
+    const mcp = await tack(['mcp'], { env: { TACK_TOKEN: undefined } });
+    expect(mcp.code).toBe(4);
+    expect(mcp.stdout).toBe('');
+    expect(mcp.stderr).toContain('no token');
   });
 
   it('exits 1 with a plain message when the server cannot be reached', async () => {

@@ -72,7 +72,10 @@ export function describeOperation(op: Operation): OperationEntry {
   const required = new Set((inputSchema.required ?? []) as string[]);
   const fields: FieldEntry[] = [];
   const place = (shape: z.ZodObject | undefined, location: FieldLocation) => {
-    for (const name of Object.keys(shape?.shape ?? {})) {
+    const names = Object.keys(shape?.shape ?? {});
+    // Path parameters in the order the path names them: they become positional arguments.
+    if (location === 'path') names.sort((a, b) => op.path.indexOf(`{${a}}`) - op.path.indexOf(`{${b}}`));
+    for (const name of names) {
       const schema = properties[name] ?? {};
       fields.push(describeField(name, location, schema, location === 'path' || required.has(name)));
     }
