@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    globalSetup: ['test/helpers/global-setup.ts', 'test/helpers/build-cli.ts'],
+    globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandPath } from '../src/cli/command-names.js';
 import { operations } from '../src/operations/index.js';
+import { BUILD_TIMEOUT_MS, ensureCliBuilt } from './helpers/build-cli.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { runTack, type TackOptions } from './helpers/tack.js';
 
@@ -13,9 +14,10 @@ let t: TestServer;
 let home: string;
 
 beforeAll(async () => {
+  await ensureCliBuilt();
   t = await startTestServer();
   home = mkdtempSync(join(tmpdir(), 'tack-cli-'));
-});
+}, BUILD_TIMEOUT_MS);
 afterAll(async () => {
   await t?.close();
   if (home) rmSync(home, { recursive: true, force: true });

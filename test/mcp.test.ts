@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../src/operations/index.js';
+import { BUILD_TIMEOUT_MS, ensureCliBuilt } from './helpers/build-cli.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { TACK_BIN } from './helpers/tack.js';
 
@@ -17,11 +18,12 @@ let agent: string;
 const clients: Client[] = [];
 
 beforeAll(async () => {
+  await ensureCliBuilt();
   t = await startTestServer();
   home = mkdtempSync(join(tmpdir(), 'tack-mcp-'));
   readOnly = (await t.api('POST', '/v1/tokens', { body: { name: 'reader', scopes: ['read'] } })).body.token;
   agent = (await t.api('POST', '/v1/tokens', { body: { name: 'bot', scopes: ['read', 'write'], agent: true } })).body.token;
-});
+}, BUILD_TIMEOUT_MS);
 afterAll(async () => {
   for (const c of clients) await c.close().catch(() => {});
   await t?.close();

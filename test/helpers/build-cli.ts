@@ -1,11 +1,18 @@
-import { execFileSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 
 const ROOT = join(import.meta.dirname, '..', '..');
+const DIST = join(ROOT, 'dist');
 const SOURCES = ['src', 'commands', 'jobs', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
 /** Written last by `npm run build`: when it is newer than every source, dist/ is current. */
-const STAMP = join(ROOT, 'dist', 'cli-manifest.json');
+const STAMP = join(DIST, 'cli-manifest.json');
+const LOCK = join(DIST, '.build-lock');
+const STALE_LOCK_MS = 5 * 60_000;
+
+/** Long enough for a build on a busy machine. */
+export const BUILD_TIMEOUT_MS = 240_000;
 
 function newest(path: string): number {
   let stat;
@@ -18,12 +25,32 @@ function newest(path: string): number {
   return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newest(join(path, name))));
 }
 
-/**
- * Tests spawn the real `tack` binary (bin/tack.js → dist/), so build it first, once per run,
- * and only when a source changed since the last build.
- */
-export default function buildCli(): void {
+function isCurrent(): boolean {
   const built = newest(STAMP);
-  if (built > 0 && built >= Math.max(...SOURCES.map((s) => newest(join(ROOT, s))))) return;
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  return built > 0 && built >= Math.max(...SOURCES.map((s) => newest(join(ROOT, s))));
+}
+
+/**
+ * The tests that spawn the real `tack` binary (bin/tack.js → dist/) build it first, only when
+ * a source changed since the last build, one test file at a time (a lock directory), so test
+ * runs that do not need the binary never pay for a build.
+ */
+export async function ensureCliBuilt(): Promise<void> {
+  if (isCurrent()) return;
+  mkdirSync(DIST, { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      if (Date.now() - newest(LOCK) > STALE_LOCK_MS) rmSync(LOCK, { recursive: true, force: true });
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  try {
+    if (!isCurrent()) await promisify(execFile)('npm', ['run', 'build', '--silent'], { cwd: ROOT });
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
 }
