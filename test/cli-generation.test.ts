@@ -53,6 +53,41 @@ describe('generation from the table', () => {
     expect(commandPath('getMe', 'me')).toEqual(['me']);
   });
 
+  it('takes the listed body fields as arguments: todos add <title>, cards move <id> [workflow_status]', () => {
+    const createTodo = defineOperation({
+      name: 'createTodo',
+      summary: 'Add a todo',
+      group: 'todos',
+      method: 'POST',
+      path: '/todos',
+      scope: 'write',
+      body: z.object({ title: z.string(), priority: z.enum(['urgent', 'high', 'medium', 'low']).default('medium') }),
+      output: z.object({ id: z.string() }),
+      run: async () => ({ id: 'todo_1' }),
+    });
+    const moveCard = defineOperation({
+      name: 'moveCard',
+      summary: 'Move a card',
+      group: 'cards',
+      method: 'PATCH',
+      path: '/cards/{id}',
+      scope: 'write',
+      params: z.object({ id: z.string() }),
+      body: z.object({ workflow_status: z.enum(['backlog', 'in_progress', 'in_review', 'done']).optional(), title: z.string().optional() }),
+      output: z.object({ id: z.string() }),
+      run: async () => ({ id: 'crd_1' }),
+    });
+    const manifest = { operations: [describeOperation(createTodo), describeOperation(moveCard)] };
+    const add = helpOf(manifest, ['todos', 'add', '--help']);
+    expect(add).toContain('Usage: tack todos add [options] <title>');
+    expect(add).not.toContain('--title');
+    expect(add).toContain('--priority <urgent|high|medium|low>');
+    const move = helpOf(manifest, ['cards', 'move', '--help']);
+    expect(move).toContain('Usage: tack cards move [options] <id> [workflow_status]');
+    expect(move).toContain('--title <value>');
+    expect(helpOf(manifest, ['cards', 'move', 'ENG-1', 'sideways'])).toContain("'sideways' is invalid for argument 'workflow_status'");
+  });
+
   it('describes fields for clients: location, kind, path order, nullability', () => {
     const entry = describeOperation(archiveCard);
     expect(entry.fields.map((f) => [f.name, f.in, f.kind, f.required])).toEqual([

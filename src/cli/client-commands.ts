@@ -1,6 +1,6 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import type { FieldEntry, OperationEntry, OperationManifest } from '../operations/manifest.js';
-import { commandPath, GROUP_DESCRIPTIONS } from './command-names.js';
+import { commandPath, GROUP_DESCRIPTIONS, POSITIONAL_FIELDS } from './command-names.js';
 
 /** Options of our own on every client command; a field with one of these names gets a prefix. */
 const RESERVED = new Set(['json', 'all', 'help', 'version']);
@@ -41,10 +41,14 @@ export function addClientCommands(program: Command, manifest: OperationManifest)
 
 function addOperationCommand(parent: Command, name: string, entry: OperationEntry): void {
   const cmd = parent.command(name).description(entry.summary);
-  const pathFields = entry.fields.filter((f) => f.in === 'path');
-  for (const f of pathFields) cmd.argument(`<${f.name}>`, f.description ?? f.name.replace(/_/g, ' '));
+  const named = POSITIONAL_FIELDS[entry.name] ?? [];
+  const positional = [
+    ...entry.fields.filter((f) => f.in === 'path'),
+    ...named.map((n) => entry.fields.find((f) => f.name === n && f.in !== 'path')).filter((f) => f !== undefined),
+  ];
+  for (const f of positional) cmd.addArgument(argumentFor(f));
   const attribute = new Map<string, string>();
-  for (const f of entry.fields.filter((f) => f.in !== 'path')) {
+  for (const f of entry.fields.filter((f) => !positional.includes(f))) {
     for (const option of optionsFor(f)) {
       attribute.set(option.attributeName(), f.name);
       cmd.addOption(option);
@@ -56,7 +60,9 @@ function addOperationCommand(parent: Command, name: string, entry: OperationEntr
   cmd.action(async (...args: unknown[]) => {
     const opts = cmd.opts<Record<string, unknown>>();
     const input: Record<string, unknown> = {};
-    pathFields.forEach((f, i) => (input[f.name] = args[i]));
+    positional.forEach((f, i) => {
+      if (args[i] !== undefined) input[f.name] = args[i];
+    });
     for (const [key, value] of Object.entries(opts)) {
       const field = attribute.get(key);
       if (field !== undefined && value !== undefined) input[field] = value === false && isNullable(entry, field) ? null : value;
@@ -64,6 +70,14 @@ function addOperationCommand(parent: Command, name: string, entry: OperationEntr
     const { runOperation } = await import('./run-operation.js');
     await runOperation({ entry, input, json: opts.json === true, all: opts.all === true });
   });
+}
+
+function argumentFor(f: FieldEntry): Argument {
+  const required = f.in === 'path' || f.required;
+  const arg = new Argument(required ? `<${f.name}>` : `[${f.name}]`, describe(f, true) || f.name.replace(/_/g, ' '));
+  if (f.enum && f.kind === 'string') arg.choices(f.enum);
+  else if (f.kind !== 'string') arg.argParser(parserFor(f));
+  return arg;
 }
 
 function isNullable(entry: OperationEntry, field: string): boolean {
@@ -89,9 +103,9 @@ function optionsFor(f: FieldEntry): Option[] {
   return options;
 }
 
-function describe(f: FieldEntry): string {
+function describe(f: FieldEntry, asArgument = false): string {
   const parts: string[] = [];
-  if (f.required) parts.push('required');
+  if (f.required && !asArgument) parts.push('required');
   if (f.description) parts.push(f.description);
   const format = f.format ? FORMATS[f.format] : undefined;
   if (format) parts.push(format);

@@ -40,6 +40,15 @@ const NAMED: Record<string, readonly string[]> = {
   runJob: ['jobs', 'run'],
 };
 
+/**
+ * Body fields taken as arguments after the path parameters, where the command reads better
+ * that way: `tack todos add "Ship it"`, `tack cards move ENG-42 done`.
+ */
+export const POSITIONAL_FIELDS: Record<string, readonly string[]> = {
+  createTodo: ['title'],
+  moveCard: ['workflow_status'],
+};
+
 /** One line of help for each group; a group not listed here gets a generic line. */
 export const GROUP_DESCRIPTIONS: Record<string, string> = {
   me: 'who the token belongs to',
