@@ -1,22 +1,58 @@
 import { Command } from 'commander';
+import { VERSION } from '../version.js';
+import { addClientCommands } from './client-commands.js';
+import { exitWith } from './exit.js';
+import { loginCommand, logoutCommand } from './login-commands.js';
+import { loadManifest } from './manifest-file.js';
 import { serveCommand, migrateCommand } from './server-commands.js';
 
 /**
- * The `tack` binary. Each command imports what it needs only when it runs, so
- * `tack --help` stays fast.
+ * The `tack` binary. Client commands are generated from the operation table's JSON manifest;
+ * each command imports what it needs only when it runs, so `tack --help` stays fast.
  */
 const program = new Command()
   .name('tack')
   .description('tack: snippets, cards, todos and milestones from your terminal, Slack and agents')
-  .version(process.env.npm_package_version ?? '0.1.0')
+  .version(VERSION)
   .showHelpAfterError('(run `tack --help` for usage)')
   .configureOutput({ outputError: (text, write) => write(text) })
   .exitOverride((err) => {
-    // commander's own errors (unknown command, missing argument) are usage errors.
+    // commander's own errors (unknown command, missing argument, bad value) are usage errors.
     process.exit(err.exitCode === 0 ? 0 : 2);
   });
 
-program.addCommand(serveCommand());
-program.addCommand(migrateCommand());
+program.commandsGroup('Resources (over /v1, with TACK_TOKEN at TACK_URL):');
+addClientCommands(program, await loadManifest());
 
-await program.parseAsync(process.argv);
+program.commandsGroup('Client:');
+program.addCommand(loginCommand().copyInheritedSettings(program));
+program.addCommand(logoutCommand().copyInheritedSettings(program));
+program
+  .command('mcp')
+  .description('serve every operation as an MCP tool over stdio (for agents), calling /v1 with TACK_TOKEN')
+  .action(async () => {
+    const { runStdioServer } = await import('../mcp/stdio.js');
+    await runStdioServer();
+  });
+
+program.commandsGroup('Server:');
+program.addCommand(serveCommand().copyInheritedSettings(program));
+program.addCommand(migrateCommand().copyInheritedSettings(program));
+
+program.addHelpText(
+  'after',
+  `
+Environment (client commands):
+  TACK_URL         the server (default http://127.0.0.1:3000, or the one \`tack login\` stored)
+  TACK_TOKEN       the API token (default: the one \`tack login\` stored for that server)
+  XDG_CONFIG_HOME  where \`tack login\` keeps tack/config.json (default ~/.config)
+
+Output: tables by default; --json prints the response as the API sent it; --all follows
+next_cursor through every page. Exit codes: 0 success, 1 error, 2 usage, 4 authentication.`,
+);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  exitWith(err);
+}

@@ -20,6 +20,7 @@ import { registerOpenApi } from './openapi.js';
 import { registerPublicLinks } from './public-links.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './rate-limit.js';
 import { allowedMethods, registerOperationRoutes } from './routes.js';
+import { isMcpUrl, mcpHttpTransport } from '../mcp/http-transport.js';
 
 export interface AppDeps {
   config: Config;
@@ -92,7 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
-    if (!request.url.startsWith('/v1/') && request.url !== '/v1') return;
+    if (!request.url.startsWith('/v1/') && request.url !== '/v1' && !isMcpUrl(request.url)) return;
     let key: string | undefined;
     const header = request.headers.authorization;
     if (header !== undefined) {
@@ -124,5 +125,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerOperationRoutes(app, operations, runtime);
   registerPublicLinks(app, { db: deps.db, publicBaseUrl: deps.config.publicBaseUrl });
   await registerSlack(app, { config: deps.config, runtime, log: deps.log });
+  await app.register(mcpHttpTransport, { operations, runtime });
   return { app, authCache, runtime };
 }

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type FieldError } from '../domain/errors.js';
 
 export interface Envelope {
@@ -40,7 +40,7 @@ export function envelopeFor(status: number, requestId: string, code?: string, me
   return env;
 }
 
-interface ValidationIssue {
+export interface ValidationIssue {
   instancePath?: string;
   keyword?: string;
   message?: string;
@@ -79,35 +79,51 @@ function isDataError(err: unknown): boolean {
   return typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code);
 }
 
+export interface MappedError {
+  status: number;
+  envelope: Envelope;
+  /** Retry-After for answers that ask the client to come back (503). */
+  retryAfter?: string;
+}
+
 /**
- * The one mapping from any thrown error to the envelope. Only AppError messages and
- * Fastify's own client-error codes reach the body; anything else is logged and answered
- * with a generic 500 or 503, never its message, stack, SQL or a path.
+ * The one mapping from any thrown error to a status and the envelope; the HTTP error handler
+ * and the MCP tools both answer with it. Only AppError messages and Fastify's own
+ * client-error codes reach the envelope; anything else is logged and answered with a generic
+ * 500 or 503, never its message, stack, SQL or a path.
  */
-export function sendError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const id = request.id;
+export function mapError(err: unknown, id: string, log: FastifyBaseLogger): MappedError {
   if (err instanceof AppError) {
-    if (err.status === 429) reply.header('Retry-After', String(reply.getHeader('RateLimit-Reset') ?? 60));
-    return reply.code(err.status).type('application/json; charset=utf-8').send(envelopeFor(err.status, id, err.code, err.userMessage, err.fields));
+    return { status: err.status, envelope: envelopeFor(err.status, id, err.code, err.userMessage, err.fields) };
   }
   const fe = err as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
   if (Array.isArray(fe.validation)) {
-    return reply.code(422).send(envelopeFor(422, id, 'validation_failed', 'Some fields are not valid.', fieldErrors(fe.validation, fe.validationContext)));
+    return { status: 422, envelope: envelopeFor(422, id, 'validation_failed', 'Some fields are not valid.', fieldErrors(fe.validation, fe.validationContext)) };
   }
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
   if (status >= 400 && status < 500 && typeof fe.code === 'string' && fe.code.startsWith('FST_')) {
-    return reply.code(status).send(envelopeFor(status, id));
+    return { status, envelope: envelopeFor(status, id) };
   }
   if (status >= 400 && status < 500 && err instanceof SyntaxError) {
-    return reply.code(400).send(envelopeFor(400, id));
+    return { status: 400, envelope: envelopeFor(400, id) };
   }
   if (isDataError(err)) {
-    return reply.code(422).send(envelopeFor(422, id, 'invalid_value', 'A value in the request cannot be stored or compared (for example, text with a NUL character).'));
+    return {
+      status: 422,
+      envelope: envelopeFor(422, id, 'invalid_value', 'A value in the request cannot be stored or compared (for example, text with a NUL character).'),
+    };
   }
   if (isUnavailable(err)) {
-    request.log.error({ err }, 'dependency unavailable');
-    return reply.code(503).header('Retry-After', '1').send(envelopeFor(503, id));
+    log.error({ err }, 'dependency unavailable');
+    return { status: 503, envelope: envelopeFor(503, id), retryAfter: '1' };
   }
-  request.log.error({ err }, 'unhandled error');
-  return reply.code(500).send(envelopeFor(500, id));
+  log.error({ err }, 'unhandled error');
+  return { status: 500, envelope: envelopeFor(500, id) };
+}
+
+export function sendError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const mapped = mapError(err, request.id, request.log);
+  if (err instanceof AppError && err.status === 429) reply.header('Retry-After', String(reply.getHeader('RateLimit-Reset') ?? 60));
+  else if (mapped.retryAfter) reply.header('Retry-After', mapped.retryAfter);
+  return reply.code(mapped.status).type('application/json; charset=utf-8').send(mapped.envelope);
 }

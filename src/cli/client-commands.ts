@@ -1,0 +1,184 @@
+import { Argument, Command, InvalidArgumentError, Option } from 'commander';
+import type { FieldEntry, OperationEntry, OperationManifest } from '../operations/manifest.js';
+import { commandPath, GROUP_DESCRIPTIONS, POSITIONAL_FIELDS } from './command-names.js';
+
+/** Options of our own on every client command; a field with one of these names gets a prefix. */
+const RESERVED = new Set(['json', 'all', 'help', 'version']);
+
+export interface ParsedCall {
+  entry: OperationEntry;
+  /** Params, query and body merged, keyed by API field name. */
+  input: Record<string, unknown>;
+  json: boolean;
+  all: boolean;
+}
+
+/**
+ * One command per operation of the table, grouped by resource (`tack tokens list`), built
+ * from the JSON manifest: path parameters are arguments, query and body fields are options.
+ * Nothing but commander is loaded here; the action imports the HTTP side when it runs.
+ */
+export function addClientCommands(program: Command, manifest: OperationManifest): void {
+  const groups = new Map<string, Command>();
+  const taken = new Set<string>();
+  for (const entry of manifest.operations) {
+    let path = commandPath(entry.name, entry.group);
+    if (taken.has(path.join(' '))) path = [entry.group, kebab(entry.name)];
+    taken.add(path.join(' '));
+    let parent = program;
+    if (path.length > 1) {
+      const groupName = path[0]!;
+      let group = groups.get(groupName);
+      if (!group) {
+        group = program.command(groupName).description(GROUP_DESCRIPTIONS[groupName] ?? `${groupName} operations`);
+        groups.set(groupName, group);
+      }
+      parent = group;
+    }
+    addOperationCommand(parent, path[path.length - 1]!, entry);
+  }
+}
+
+function addOperationCommand(parent: Command, name: string, entry: OperationEntry): void {
+  const cmd = parent.command(name).description(entry.summary);
+  const named = POSITIONAL_FIELDS[entry.name] ?? [];
+  const positional = [
+    ...entry.fields.filter((f) => f.in === 'path'),
+    ...named.map((n) => entry.fields.find((f) => f.name === n && f.in !== 'path')).filter((f) => f !== undefined),
+  ];
+  for (const f of positional) cmd.addArgument(argumentFor(f));
+  const attribute = new Map<string, string>();
+  for (const f of entry.fields.filter((f) => !positional.includes(f))) {
+    for (const option of optionsFor(f)) {
+      attribute.set(option.attributeName(), f.name);
+      cmd.addOption(option);
+    }
+  }
+  cmd.option('--json', 'print the response exactly as JSON');
+  if (entry.list) cmd.option('--all', 'follow next_cursor and print every page');
+  cmd.addHelpText('after', `\nCalls ${entry.method} /v1${entry.path} (needs the ${entry.scope} scope).`);
+  cmd.action(async (...args: unknown[]) => {
+    const opts = cmd.opts<Record<string, unknown>>();
+    const input: Record<string, unknown> = {};
+    positional.forEach((f, i) => {
+      if (args[i] !== undefined) input[f.name] = args[i];
+    });
+    for (const [key, value] of Object.entries(opts)) {
+      const field = attribute.get(key);
+      if (field !== undefined && value !== undefined) input[field] = value === false && isNullable(entry, field) ? null : value;
+    }
+    const { runOperation } = await import('./run-operation.js');
+    await runOperation({ entry, input, json: opts.json === true, all: opts.all === true });
+  });
+}
+
+function argumentFor(f: FieldEntry): Argument {
+  const required = f.in === 'path' || f.required;
+  const arg = new Argument(required ? `<${f.name}>` : `[${f.name}]`, describe(f, true) || f.name.replace(/_/g, ' '));
+  if (f.enum && f.kind === 'string') arg.choices(f.enum);
+  else if (f.kind !== 'string') arg.argParser(parserFor(f));
+  return arg;
+}
+
+function isNullable(entry: OperationEntry, field: string): boolean {
+  const f = entry.fields.find((x) => x.name === field);
+  return f !== undefined && f.kind !== 'boolean' && f.nullable;
+}
+
+function optionsFor(f: FieldEntry): Option[] {
+  const flag = RESERVED.has(f.name) ? `field-${kebab(f.name)}` : kebab(f.name);
+  const help = describe(f);
+  if (f.kind === 'boolean') {
+    const options = [new Option(`--${flag}`, help)];
+    // A flag that defaults to false needs no way to say false; others (updates) do.
+    if (f.default !== false) options.push(new Option(`--no-${flag}`, `set ${f.name} to false`));
+    return options;
+  }
+  const option = new Option(`--${flag} <${placeholder(f)}>`, help);
+  if (f.enum && f.kind === 'string') option.choices(f.enum);
+  else option.argParser(parserFor(f));
+  if (f.required) option.makeOptionMandatory();
+  const options = [option];
+  if (f.nullable) options.push(new Option(`--no-${flag}`, `clear ${f.name} (set it to null)`));
+  return options;
+}
+
+function describe(f: FieldEntry, asArgument = false): string {
+  const parts: string[] = [];
+  if (f.required && !asArgument) parts.push('required');
+  if (f.description) parts.push(f.description);
+  const format = f.format ? FORMATS[f.format] : undefined;
+  if (format) parts.push(format);
+  if (f.enum && f.kind === 'array') parts.push(`any of: ${f.enum.join(', ')}`);
+  if (f.kind === 'array') parts.push('repeat the option or separate values with commas');
+  if (f.kind === 'json') parts.push('as JSON');
+  if (f.name === 'body' && f.kind === 'string') parts.push('`-` reads it from stdin');
+  if (f.default !== undefined && !(f.kind === 'boolean' && f.default === false)) parts.push(`default: ${Array.isArray(f.default) ? f.default.join(',') : JSON.stringify(f.default)}`);
+  return parts.join('; ');
+}
+
+const FORMATS: Record<string, string> = {
+  'date-time': 'date and time with offset, such as 2030-01-31T09:00:00Z',
+  date: 'a date, YYYY-MM-DD',
+  email: 'an e-mail address',
+  uri: 'a URL',
+};
+
+function placeholder(f: FieldEntry): string {
+  if (f.enum && f.kind !== 'array' && f.enum.join('|').length <= 40) return f.enum.join('|');
+  if (f.kind === 'integer' || f.kind === 'number') return 'n';
+  if (f.kind === 'array') return 'values';
+  if (f.kind === 'json') return 'json';
+  if (f.format === 'date-time') return 'datetime';
+  if (f.format === 'date' || f.format === 'email') return f.format;
+  return f.name === 'body' ? 'text' : 'value';
+}
+
+function parserFor(f: FieldEntry): (value: string, previous: unknown) => unknown {
+  if (f.kind === 'array') {
+    const item = (v: string) => {
+      if (f.enum && !f.enum.includes(v)) throw new InvalidArgumentError(`${v} is not one of ${f.enum.join(', ')}.`);
+      return parseScalar(f.items ?? 'string', v, f.name);
+    };
+    return (value, previous) => [
+      ...(Array.isArray(previous) ? previous : []),
+      ...value
+        .split(',')
+        .map((v) => v.trim())
+        .filter((v) => v.length > 0)
+        .map(item),
+    ];
+  }
+  return (value) => parseScalar(f.kind, value, f.name);
+}
+
+function parseScalar(kind: FieldEntry['kind'], value: string, name: string): unknown {
+  switch (kind) {
+    case 'integer':
+    case 'number': {
+      const n = Number(value);
+      if (value.trim() === '' || !Number.isFinite(n) || (kind === 'integer' && !Number.isInteger(n))) {
+        throw new InvalidArgumentError(`${name} must be ${kind === 'integer' ? 'a whole number' : 'a number'}.`);
+      }
+      return n;
+    }
+    case 'boolean':
+      if (value === 'true' || value === 'false') return value === 'true';
+      throw new InvalidArgumentError(`${name} must be true or false.`);
+    case 'json':
+      try {
+        return JSON.parse(value);
+      } catch {
+        throw new InvalidArgumentError(`${name} must be JSON.`);
+      }
+    default:
+      return value;
+  }
+}
+
+export function kebab(name: string): string {
+  return name
+    .replace(/_/g, '-')
+    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+    .toLowerCase();
+}

@@ -1,0 +1,78 @@
+/**
+ * The words a person types for an operation: `tack <group> <verb>`, or one word for `tack me`.
+ * Names that read better than the generic rule are listed; any other operation still gets a
+ * command from its operationId (see `commandPath`).
+ */
+const NAMED: Record<string, readonly string[]> = {
+  getMe: ['me'],
+  listMembers: ['members', 'list'],
+  createMember: ['members', 'create'],
+  updateMember: ['members', 'update'],
+  listTokens: ['tokens', 'list'],
+  createToken: ['tokens', 'create'],
+  revokeToken: ['tokens', 'revoke'],
+  listSnippets: ['snippets', 'list'],
+  createSnippet: ['snippets', 'create'],
+  getSnippet: ['snippets', 'get'],
+  updateSnippet: ['snippets', 'update'],
+  deleteSnippet: ['snippets', 'delete'],
+  rotateSnippetLink: ['snippets', 'rotate-link'],
+  listSnippetVersions: ['snippets', 'versions'],
+  getSnippetVersion: ['snippets', 'version'],
+  listBoards: ['boards', 'list'],
+  createBoard: ['boards', 'create'],
+  updateBoard: ['boards', 'update'],
+  listCards: ['cards', 'list'],
+  getCard: ['cards', 'get'],
+  createCard: ['cards', 'create'],
+  moveCard: ['cards', 'move'],
+  deleteCard: ['cards', 'delete'],
+  listCriteria: ['criteria', 'list'],
+  addCriterion: ['criteria', 'add'],
+  updateCriterion: ['criteria', 'update'],
+  listTodos: ['todos', 'list'],
+  createTodo: ['todos', 'add'],
+  completeTodo: ['todos', 'done'],
+  reopenTodo: ['todos', 'reopen'],
+  getMilestoneStatus: ['milestone', 'status'],
+  listMilestones: ['milestones', 'list'],
+  createMilestone: ['milestones', 'create'],
+  runJob: ['jobs', 'run'],
+};
+
+/**
+ * Body fields taken as arguments after the path parameters, where the command reads better
+ * that way: `tack todos add "Ship it"`, `tack cards move ENG-42 done`.
+ */
+export const POSITIONAL_FIELDS: Record<string, readonly string[]> = {
+  createTodo: ['title'],
+  moveCard: ['workflow_status'],
+};
+
+/** One line of help for each group; a group not listed here gets a generic line. */
+export const GROUP_DESCRIPTIONS: Record<string, string> = {
+  me: 'who the token belongs to',
+  members: 'members of the organization',
+  tokens: 'API tokens',
+  snippets: 'versioned snippets with revocable public links',
+  boards: 'boards and their gates',
+  cards: 'board cards',
+  criteria: 'acceptance criteria of a card',
+  todos: 'your todos',
+  milestone: 'one milestone: its status',
+  milestones: 'sprints and deadlines',
+  jobs: 'background jobs',
+};
+
+/**
+ * `listSnippetVersions` in group `snippets` → `snippets list-versions`: the group is the
+ * first word, the operationId without the group's own noun is the verb.
+ */
+export function commandPath(operationId: string, group: string): readonly string[] {
+  const named = NAMED[operationId];
+  if (named) return named;
+  const words = operationId.split(/(?=[A-Z])/).map((w) => w.toLowerCase());
+  const noun = group.replace(/s$/, '');
+  const verb = words.filter((w) => w !== group && w !== noun && w.replace(/s$/, '') !== noun);
+  return [group, verb.length > 0 ? verb.join('-') : words.join('-')];
+}

@@ -1,0 +1,86 @@
+import { ApiClient, ApiError, type ApiResponse } from './api-client.js';
+import type { ParsedCall } from './client-commands.js';
+import { clientTarget } from './client-env.js';
+import { CliError, EXIT, exitWith } from './exit.js';
+import { requestFor } from './operation-request.js';
+import { renderObject, renderTable } from './render.js';
+
+interface Page {
+  data: Record<string, unknown>[];
+  next_cursor?: string;
+}
+
+/** Page size for `--all` when no `--limit` is given: fewer round trips. */
+const ALL_PAGE_SIZE = 100;
+
+/** Runs one client command: calls `/v1`, prints the answer, exits with the right code. */
+export async function runOperation(call: ParsedCall): Promise<void> {
+  try {
+    const client = new ApiClient(clientTarget());
+    const input = await readStdinFields(call.input);
+    if (call.all && call.entry.list) {
+      const rows = await allPages(client, call, input);
+      write(call.json ? `${JSON.stringify({ data: rows })}\n` : renderTable(rows, call.entry.group));
+      return;
+    }
+    const res = await client.request(requestFor(call.entry, input));
+    present(call, res);
+  } catch (err) {
+    exitWith(err instanceof ApiError ? cliErrorOf(err) : err);
+  }
+}
+
+async function allPages(client: ApiClient, call: ParsedCall, input: Record<string, unknown>): Promise<Record<string, unknown>[]> {
+  const rows: Record<string, unknown>[] = [];
+  const query: Record<string, unknown> = { ...input, limit: input.limit ?? ALL_PAGE_SIZE };
+  for (;;) {
+    const res = await client.request(requestFor(call.entry, query));
+    const page = res.json as Page;
+    rows.push(...page.data);
+    if (!page.next_cursor) return rows;
+    query.cursor = page.next_cursor;
+  }
+}
+
+function present(call: ParsedCall, res: ApiResponse): void {
+  if (call.json) {
+    if (res.text) write(res.text.endsWith('\n') ? res.text : `${res.text}\n`);
+    return;
+  }
+  if (res.status === 204 || res.json === undefined) {
+    write('Done.\n');
+    return;
+  }
+  if (call.entry.list) {
+    const page = res.json as Page;
+    write(renderTable(page.data, call.entry.group));
+    if (page.next_cursor) process.stderr.write(`(more: add --all, or --cursor ${page.next_cursor})\n`);
+    return;
+  }
+  write(renderObject(res.json, call.entry.group));
+}
+
+function write(text: string): void {
+  process.stdout.write(text);
+}
+
+/** `--body -` reads the body from stdin, so a file can be piped in. */
+async function readStdinFields(input: Record<string, unknown>): Promise<Record<string, unknown>> {
+  if (input.body !== '-') return input;
+  if (process.stdin.isTTY) throw new CliError('--body - reads from stdin: pipe the text in (for example `< file.sql`)', EXIT.usage);
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return { ...input, body: Buffer.concat(chunks).toString('utf8') };
+}
+
+/** The envelope as stderr lines: user_message and code, field errors, request_id. */
+export function cliErrorOf(err: ApiError): CliError {
+  const env = err.envelope;
+  const details = [
+    ...(env.errors ?? []).map((e) => `- ${e.field}: ${e.message} (${e.code})`),
+    ...(env.request_id ? [`request_id: ${env.request_id}`] : []),
+  ];
+  const code = env.http_status === 401 ? EXIT.auth : EXIT.error;
+  const message = env.http_status === 0 ? env.user_message : `${env.user_message} (${env.code})`;
+  return new CliError(message, code, details);
+}

@@ -1,0 +1,51 @@
+import type { z } from 'zod';
+import { AppError } from '../domain/errors.js';
+import { fieldErrors, type ValidationIssue } from '../http/envelope.js';
+import type { Operation } from '../operations/operation.js';
+
+type Part = 'params' | 'body' | 'querystring';
+
+/**
+ * Validates a tool call's arguments as `/v1` validates the same request: each argument goes
+ * where an HTTP client would send it (path parameters and query values as strings, the rest
+ * as the JSON body), each part is checked by the operation's own schema in Fastify's order,
+ * and a failure is the same 422 `validation_failed` with the same field errors.
+ */
+export function parseToolInput(op: Operation, args: Record<string, unknown>): Record<string, unknown> {
+  const parts: Record<Part, Record<string, unknown>> = { params: {}, body: {}, querystring: {} };
+  for (const [key, value] of Object.entries(args)) {
+    if (value === undefined) continue;
+    if (op.params && key in op.params.shape) parts.params[key] = value === null ? value : String(value);
+    else if (op.query && key in op.query.shape) setQuery(parts.querystring, key, value);
+    else if (op.body) parts.body[key] = value;
+    else if (op.method === 'GET') setQuery(parts.querystring, key, value);
+  }
+  const input: Record<string, unknown> = {};
+  const schemas: [Part, z.ZodObject | undefined][] = [
+    ['params', op.params],
+    ['body', op.body],
+    ['querystring', op.query],
+  ];
+  for (const [part, schema] of schemas) {
+    if (!schema) continue;
+    const result = schema.safeParse(parts[part]);
+    if (!result.success) {
+      throw new AppError('validation_failed', 422, 'Some fields are not valid.', fieldErrors(result.error.issues.map(asIssue), part));
+    }
+    Object.assign(input, result.data);
+  }
+  return input;
+}
+
+/** A query string carries text only, and one value where one was given. */
+function setQuery(query: Record<string, unknown>, key: string, value: unknown): void {
+  if (value === null) return;
+  if (Array.isArray(value)) query[key] = value.length === 1 ? String(value[0]) : value.map(String);
+  else query[key] = typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+/** A zod issue in the form the HTTP validator reports it (see @fastify/type-provider-zod). */
+function asIssue(issue: z.core.$ZodIssue): ValidationIssue {
+  const { path, code, message, ...rest } = issue;
+  return { keyword: code, instancePath: `/${path.join('/')}`, message, params: rest as Record<string, unknown> };
+}

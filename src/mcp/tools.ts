@@ -1,0 +1,63 @@
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { OperationEntry } from '../operations/manifest.js';
+
+/** What an error answer carries: the /v1 envelope (request_id when a server request made it). */
+export interface ToolErrorEnvelope {
+  code: string;
+  user_message: string;
+  http_status?: number;
+  request_id?: string;
+  errors?: { field: string; code: string; message: string }[];
+}
+
+/**
+ * One MCP tool per operation, named by its operationId, with the operation's own input and
+ * output schemas. Both transports (stdio and Streamable HTTP) list exactly these.
+ */
+export function toolFor(entry: OperationEntry): Tool {
+  const tool: Tool = {
+    name: entry.name,
+    title: entry.summary,
+    description: `${entry.summary}. Same as ${entry.method} /v1${entry.path}; needs a token with the ${entry.scope} scope.${
+      entry.list ? ' Returns one page: pass next_cursor back as cursor for the next.' : ''
+    }`,
+    inputSchema: entry.inputSchema as Tool['inputSchema'],
+    annotations: {
+      title: entry.summary,
+      readOnlyHint: entry.readOnly,
+      // MCP assumes a write is destructive unless told otherwise.
+      destructiveHint: entry.destructive,
+      idempotentHint: entry.idempotent,
+      openWorldHint: false,
+    },
+  };
+  if (entry.outputSchema) tool.outputSchema = entry.outputSchema as Tool['outputSchema'];
+  return tool;
+}
+
+/** A successful answer: the response body as `structuredContent` and as JSON text. */
+export function successResult(entry: OperationEntry, body: unknown): CallToolResult {
+  if (body === undefined || body === null) {
+    return { content: [{ type: 'text', text: `Done: ${entry.name} succeeded (no content).` }] };
+  }
+  const result: CallToolResult = { content: [{ type: 'text', text: JSON.stringify(body) }] };
+  if (entry.outputSchema && typeof body === 'object' && !Array.isArray(body)) {
+    result.structuredContent = body as Record<string, unknown>;
+  }
+  return result;
+}
+
+/**
+ * An error answer, the same from both transports: `isError` with the envelope's code and
+ * user_message as text. No `structuredContent`: it would have to match the output schema.
+ */
+export function errorResult(envelope: ToolErrorEnvelope): CallToolResult {
+  const lines = [`${envelope.code}: ${envelope.user_message}`];
+  for (const e of envelope.errors ?? []) lines.push(`- ${e.field}: ${e.message} (${e.code})`);
+  if (envelope.request_id) lines.push(`request_id: ${envelope.request_id}`);
+  return {
+    isError: true,
+    content: [{ type: 'text', text: lines.join('\n') }],
+    _meta: { 'tack/error': envelope },
+  };
+}

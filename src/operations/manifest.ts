@@ -1,0 +1,173 @@
+import { z } from 'zod';
+import type { Scope } from '../domain/context.js';
+import type { HttpMethod, Operation } from './operation.js';
+
+/**
+ * The operation table described as plain JSON: what a client (the `tack` CLI, the stdio MCP
+ * server) needs to call an operation over `/v1` without loading the table's zod schemas or
+ * the domain behind them. `npm run build` writes it to `dist/cli-manifest.json`; the server
+ * derives the same description from the live table, so both MCP transports list the same tools.
+ */
+export interface OperationManifest {
+  operations: OperationEntry[];
+}
+
+export type JsonSchema = Record<string, unknown>;
+
+/** Where a field travels in the HTTP request. */
+export type FieldLocation = 'path' | 'query' | 'body';
+
+/** The shape of a field, reduced to what a command line can express. */
+export type FieldKind = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'json';
+
+export interface FieldEntry {
+  /** The API name (snake_case), as in the JSON body or query string. */
+  name: string;
+  in: FieldLocation;
+  kind: FieldKind;
+  /** For arrays: the kind of one item. */
+  items?: Exclude<FieldKind, 'array'>;
+  /** Allowed values (of the field, or of one item for arrays). */
+  enum?: string[];
+  required: boolean;
+  /** `null` is accepted (clears the value). */
+  nullable: boolean;
+  /** JSON Schema `format` (date-time, email, …) of the field or of one item. */
+  format?: string;
+  default?: unknown;
+  description?: string;
+}
+
+export interface OperationEntry {
+  name: string;
+  summary: string;
+  group: string;
+  method: HttpMethod;
+  /** Path under /v1 with `{param}` placeholders. */
+  path: string;
+  scope: Scope;
+  status: number;
+  readOnly: boolean;
+  idempotent: boolean;
+  destructive: boolean;
+  /** The output is a page: `{data: [...], next_cursor?}`. */
+  list: boolean;
+  fields: FieldEntry[];
+  /** JSON Schema (draft-07) of params, query and body merged: the MCP tool input. */
+  inputSchema: JsonSchema;
+  /** JSON Schema of the response body when it is an object (the MCP tool output). */
+  outputSchema: JsonSchema | null;
+}
+
+const JSON_SCHEMA_OPTIONS = { target: 'draft-7', unrepresentable: 'any' } as const;
+
+export function describeOperations(ops: readonly Operation[]): OperationManifest {
+  return { operations: ops.map(describeOperation) };
+}
+
+export function describeOperation(op: Operation): OperationEntry {
+  const inputSchema = z.toJSONSchema(op.input, { ...JSON_SCHEMA_OPTIONS, io: 'input' }) as JsonSchema;
+  const outputSchema = op.output ? (z.toJSONSchema(op.output, { ...JSON_SCHEMA_OPTIONS, io: 'output' }) as JsonSchema) : null;
+  const properties = (inputSchema.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((inputSchema.required ?? []) as string[]);
+  const fields: FieldEntry[] = [];
+  const place = (shape: z.ZodObject | undefined, location: FieldLocation) => {
+    const names = Object.keys(shape?.shape ?? {});
+    // Path parameters in the order the path names them: they become positional arguments.
+    if (location === 'path') names.sort((a, b) => op.path.indexOf(`{${a}}`) - op.path.indexOf(`{${b}}`));
+    for (const name of names) {
+      const schema = properties[name] ?? {};
+      fields.push(describeField(name, location, schema, location === 'path' || required.has(name)));
+    }
+  };
+  place(op.params, 'path');
+  place(op.query, 'query');
+  place(op.body, 'body');
+  const isObject = outputSchema !== null && outputSchema.type === 'object';
+  const outProps = (isObject ? outputSchema.properties : undefined) as Record<string, JsonSchema> | undefined;
+  return {
+    name: op.name,
+    summary: op.summary,
+    group: op.group,
+    method: op.method,
+    path: op.path,
+    scope: op.scope,
+    status: op.status,
+    readOnly: op.readOnly,
+    idempotent: op.idempotent,
+    destructive: op.destructive,
+    list: outProps?.data?.type === 'array' && 'next_cursor' in outProps,
+    fields,
+    inputSchema,
+    // Responses may gain fields over time (api-v1 part 9), so a client built from an older
+    // table must not reject them: output schemas stay open.
+    outputSchema: isObject ? openObjects(outputSchema) : null,
+  };
+}
+
+function describeField(name: string, location: FieldLocation, schema: JsonSchema, required: boolean): FieldEntry {
+  const { core, nullable } = withoutNull(schema);
+  const kind = kindOf(core);
+  const entry: FieldEntry = { name, in: location, kind, required, nullable };
+  if (kind === 'array') {
+    const items = withoutNull((core.items ?? {}) as JsonSchema).core;
+    const itemKind = kindOf(items);
+    entry.items = itemKind === 'array' ? 'json' : itemKind;
+    const values = enumOf(items);
+    if (values) entry.enum = values;
+  } else {
+    const values = enumOf(core);
+    if (values) entry.enum = values;
+  }
+  const format = (kind === 'array' ? (core.items as JsonSchema | undefined)?.format : core.format) as string | undefined;
+  if (format) entry.format = format;
+  if ('default' in schema) entry.default = schema.default;
+  else if ('default' in core) entry.default = core.default;
+  const description = (schema.description ?? core.description) as string | undefined;
+  if (description) entry.description = description;
+  return entry;
+}
+
+/** Splits `T | null` (as `anyOf` or a type list) into T and whether null is allowed. */
+function withoutNull(schema: JsonSchema): { core: JsonSchema; nullable: boolean } {
+  const anyOf = schema.anyOf as JsonSchema[] | undefined;
+  if (Array.isArray(anyOf)) {
+    const rest = anyOf.filter((s) => s.type !== 'null');
+    if (rest.length < anyOf.length) return { core: rest.length === 1 ? rest[0]! : { anyOf: rest }, nullable: true };
+    return { core: schema, nullable: false };
+  }
+  if (Array.isArray(schema.type) && schema.type.includes('null')) {
+    const types = (schema.type as string[]).filter((t) => t !== 'null');
+    return { core: { ...schema, type: types.length === 1 ? types[0] : types }, nullable: true };
+  }
+  return { core: schema, nullable: false };
+}
+
+function kindOf(schema: JsonSchema): FieldKind {
+  switch (schema.type) {
+    case 'string':
+    case 'integer':
+    case 'number':
+    case 'boolean':
+    case 'array':
+      return schema.type;
+    default:
+      return 'json';
+  }
+}
+
+function enumOf(schema: JsonSchema): string[] | undefined {
+  const values = schema.enum;
+  return Array.isArray(values) && values.every((v) => typeof v === 'string') ? (values as string[]) : undefined;
+}
+
+function openObjects(schema: unknown): JsonSchema {
+  if (Array.isArray(schema)) return schema.map(openObjects) as unknown as JsonSchema;
+  if (schema === null || typeof schema !== 'object') return schema as JsonSchema;
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'additionalProperties' && value === false) continue;
+    out[key] = typeof value === 'object' ? openObjects(value) : value;
+  }
+  return out;
+}

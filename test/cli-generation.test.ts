@@ -1,0 +1,143 @@
+import { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { addClientCommands } from '../src/cli/client-commands.js';
+import { commandPath } from '../src/cli/command-names.js';
+import { requestFor } from '../src/cli/operation-request.js';
+import { parseToolInput } from '../src/mcp/operation-input.js';
+import { toolFor } from '../src/mcp/tools.js';
+import { describeOperation } from '../src/operations/manifest.js';
+import { defineOperation } from '../src/operations/operation.js';
+
+/** An operation the table does not hold (yet): every face must still pick it up. */
+const archiveCard = defineOperation({
+  name: 'archiveCard',
+  summary: 'Archive a card',
+  group: 'cards',
+  method: 'POST',
+  path: '/boards/{board}/cards/{id}/archive',
+  scope: 'write',
+  params: z.object({ id: z.string().describe('Card id or ref'), board: z.string() }),
+  query: z.object({ dry_run: z.enum(['true', 'false']).optional() }),
+  body: z.object({
+    reason: z.string().min(1),
+    notify: z.boolean().optional(),
+    labels: z.array(z.enum(['stale', 'dup'])).optional(),
+    due_on: z.string().nullable().optional(),
+    count: z.number().int().optional(),
+  }),
+  output: z.object({ id: z.string(), archived: z.boolean() }),
+  run: async (_ctx, input) => ({ id: input.id, archived: true }),
+});
+
+/** Help as `tack` would print it; commander's settings must be in place before commands are added. */
+function helpOf(entries: Parameters<typeof addClientCommands>[1], args: string[]): string {
+  let out = '';
+  const program = new Command('tack').exitOverride().configureOutput({ writeOut: (s) => (out += s), writeErr: (s) => (out += s) });
+  addClientCommands(program, entries);
+  try {
+    program.parse(['node', 'tack', ...args]);
+  } catch {
+    // commander ends --help by throwing under exitOverride.
+  }
+  return out;
+}
+
+describe('generation from the table', () => {
+  it('names commands from the operationId when no name is listed', () => {
+    expect(commandPath('archiveCard', 'cards')).toEqual(['cards', 'archive']);
+    expect(commandPath('listCardComments', 'cards')).toEqual(['cards', 'list-comments']);
+    expect(commandPath('listSnippetVersions', 'snippets')).toEqual(['snippets', 'versions']);
+    expect(commandPath('createTodo', 'todos')).toEqual(['todos', 'add']);
+    expect(commandPath('getMilestoneStatus', 'milestones')).toEqual(['milestone', 'status']);
+    expect(commandPath('getMe', 'me')).toEqual(['me']);
+  });
+
+  it('takes the listed body fields as arguments: todos add <title>, cards move <id> [workflow_status]', () => {
+    const createTodo = defineOperation({
+      name: 'createTodo',
+      summary: 'Add a todo',
+      group: 'todos',
+      method: 'POST',
+      path: '/todos',
+      scope: 'write',
+      body: z.object({ title: z.string(), priority: z.enum(['urgent', 'high', 'medium', 'low']).default('medium') }),
+      output: z.object({ id: z.string() }),
+      run: async () => ({ id: 'todo_1' }),
+    });
+    const moveCard = defineOperation({
+      name: 'moveCard',
+      summary: 'Move a card',
+      group: 'cards',
+      method: 'PATCH',
+      path: '/cards/{id}',
+      scope: 'write',
+      params: z.object({ id: z.string() }),
+      body: z.object({ workflow_status: z.enum(['backlog', 'in_progress', 'in_review', 'done']).optional(), title: z.string().optional() }),
+      output: z.object({ id: z.string() }),
+      run: async () => ({ id: 'crd_1' }),
+    });
+    const manifest = { operations: [describeOperation(createTodo), describeOperation(moveCard)] };
+    const add = helpOf(manifest, ['todos', 'add', '--help']);
+    expect(add).toContain('Usage: tack todos add [options] <title>');
+    expect(add).not.toContain('--title');
+    expect(add).toContain('--priority <urgent|high|medium|low>');
+    const move = helpOf(manifest, ['cards', 'move', '--help']);
+    expect(move).toContain('Usage: tack cards move [options] <id> [workflow_status]');
+    expect(move).toContain('--title <value>');
+    expect(helpOf(manifest, ['cards', 'move', 'ENG-1', 'sideways'])).toContain("'sideways' is invalid for argument 'workflow_status'");
+  });
+
+  it('describes fields for clients: location, kind, path order, nullability', () => {
+    const entry = describeOperation(archiveCard);
+    expect(entry.fields.map((f) => [f.name, f.in, f.kind, f.required])).toEqual([
+      ['board', 'path', 'string', true],
+      ['id', 'path', 'string', true],
+      ['dry_run', 'query', 'string', false],
+      ['reason', 'body', 'string', true],
+      ['notify', 'body', 'boolean', false],
+      ['labels', 'body', 'array', false],
+      ['due_on', 'body', 'string', false],
+      ['count', 'body', 'integer', false],
+    ]);
+    expect(entry.fields.find((f) => f.name === 'labels')).toMatchObject({ items: 'string', enum: ['stale', 'dup'] });
+    expect(entry.fields.find((f) => f.name === 'due_on')?.nullable).toBe(true);
+    expect(entry.outputSchema).toMatchObject({ type: 'object', required: ['id', 'archived'] });
+    expect(JSON.stringify(entry.outputSchema)).not.toContain('additionalProperties');
+  });
+
+  it('gives a new operation a CLI command with arguments and options', () => {
+    const help = helpOf({ operations: [describeOperation(archiveCard)] }, ['cards', 'archive', '--help']);
+    expect(help).toContain('Usage: tack cards archive [options] <board> <id>');
+    expect(help).toMatch(/--reason <value>\s+required/);
+    expect(help).toContain('--notify');
+    expect(help).toMatch(/--labels <values>\s+any of: stale, dup/);
+    expect(help).toContain('--no-due-on');
+    expect(help).toContain('--count <n>');
+    expect(help).toContain('--dry-run <true|false>');
+    expect(help).toContain('Calls POST /v1/boards/{board}/cards/{id}/archive (needs the write scope).');
+  });
+
+  it('gives a new operation an MCP tool with its schemas and annotations', () => {
+    const tool = toolFor(describeOperation(archiveCard));
+    expect(tool.name).toBe('archiveCard');
+    expect(tool.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
+    expect(Object.keys(tool.inputSchema.properties ?? {})).toEqual(['id', 'board', 'dry_run', 'reason', 'notify', 'labels', 'due_on', 'count']);
+    expect(tool.outputSchema?.properties).toHaveProperty('archived');
+  });
+
+  it('sends each argument where /v1 expects it, from either transport', () => {
+    const entry = describeOperation(archiveCard);
+    const args = { id: 'ENG/1', board: 'eng', dry_run: 'true', reason: 'old', labels: ['dup'], due_on: null };
+    expect(requestFor(entry, args)).toEqual({
+      method: 'POST',
+      path: '/boards/eng/cards/ENG%2F1/archive',
+      query: { dry_run: 'true' },
+      body: { reason: 'old', labels: ['dup'], due_on: null },
+    });
+    expect(parseToolInput(archiveCard, args)).toEqual({ id: 'ENG/1', board: 'eng', dry_run: 'true', reason: 'old', labels: ['dup'], due_on: null });
+    expect(() => parseToolInput(archiveCard, { id: 'x', board: 'b' })).toThrowError(
+      expect.objectContaining({ code: 'validation_failed', fields: [expect.objectContaining({ field: 'reason' })] }),
+    );
+  });
+});

@@ -1,0 +1,331 @@
+import { mkdtempSync, readFileSync, rmSync, statSync, existsSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commandPath } from '../src/cli/command-names.js';
+import { operations } from '../src/operations/index.js';
+import { BUILD_TIMEOUT_MS, ensureCliBuilt } from './helpers/build-cli.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+import { runTack, type TackOptions } from './helpers/tack.js';
+
+let t: TestServer;
+let home: string;
+
+beforeAll(async () => {
+  await ensureCliBuilt();
+  t = await startTestServer();
+  home = mkdtempSync(join(tmpdir(), 'tack-cli-'));
+}, BUILD_TIMEOUT_MS);
+afterAll(async () => {
+  await t?.close();
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+/** `tack` against the test server as its owner, with a config directory of its own. */
+function tack(args: string[], options: TackOptions = {}) {
+  return runTack(args, {
+    ...options,
+    env: { HOME: home, XDG_CONFIG_HOME: join(home, 'config'), TACK_URL: t.url, TACK_TOKEN: t.token, ...options.env },
+  });
+}
+
+async function allTokens(): Promise<{ id: string; name: string }[]> {
+  const rows: { id: string; name: string }[] = [];
+  let cursor: string | undefined;
+  do {
+    const res = await t.api('GET', `/v1/tokens?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    rows.push(...res.body.data);
+    cursor = res.body.next_cursor;
+  } while (cursor);
+  return rows;
+}
+
+const NO_STACK = /\n\s+at .+:\d+:\d+/;
+
+describe('help', () => {
+  it('lists every resource group and the client and server commands', async () => {
+    const res = await tack(['--help']);
+    expect(res.code).toBe(0);
+    for (const op of operations) expect(res.stdout).toContain(`  ${commandPath(op.name, op.group)[0]}`);
+    for (const word of ['login', 'logout', 'mcp', 'serve', 'migrate', 'TACK_URL', 'TACK_TOKEN', 'Exit codes']) {
+      expect(res.stdout).toContain(word);
+    }
+  });
+
+  it('gives every operation of the table a command, with its route in the help', async () => {
+    const groups = new Map<string, string[]>();
+    for (const op of operations) {
+      const path = commandPath(op.name, op.group);
+      if (path.length === 2) groups.set(path[0]!, [...(groups.get(path[0]!) ?? []), path[1]!]);
+    }
+    for (const [group, verbs] of groups) {
+      const res = await tack([group, '--help']);
+      expect(res.code).toBe(0);
+      for (const verb of verbs) expect(res.stdout).toMatch(new RegExp(`^  ${verb}\\b`, 'm'));
+    }
+    const create = await tack(['tokens', 'create', '--help']);
+    expect(create.code).toBe(0);
+    expect(create.stdout).toContain('--name <value>');
+    expect(create.stdout).toMatch(/--scopes <values>\s+any of: read, write, replay, config:write/);
+    expect(create.stdout).toContain('--json');
+    expect(create.stdout).toContain('Calls POST /v1/tokens (needs the write scope).');
+    const list = await tack(['tokens', 'list', '--help']);
+    expect(list.stdout).toContain('--all');
+    expect(list.stdout).toContain('--limit <n>');
+    const revoke = await tack(['tokens', 'revoke', '--help']);
+    expect(revoke.stdout).toContain('Usage: tack tokens revoke [options] <id>');
+  });
+});
+
+describe('client commands', () => {
+  it('prints the exact /v1 response with --json, and a readable view without', async () => {
+    const api = await t.api('GET', '/v1/me');
+    const json = await tack(['me', '--json']);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual(api.body);
+    const human = await tack(['me']);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/^member\.role\s+owner$/m);
+    expect(human.stdout).toMatch(/^org\.slug\s+default$/m);
+    expect(human.stdout).toMatch(/^scopes\s+read,write,replay,config:write$/m);
+  });
+
+  it('creates with options (arrays repeated or comma-separated) and lists as a table', async () => {
+    const created = await tack(['tokens', 'create', '--name', 'cli table', '--scopes', 'read,write', '--json']);
+    expect(created.code).toBe(0);
+    const token = JSON.parse(created.stdout);
+    expect(token).toMatchObject({ name: 'cli table', scopes: ['read', 'write'], agent: false });
+    expect(token.token).toMatch(/^tack_live_/);
+    const repeated = await tack(['tokens', 'create', '--name', 'cli agent', '--scopes', 'read', '--scopes', 'write', '--agent', '--json']);
+    expect(JSON.parse(repeated.stdout)).toMatchObject({ scopes: ['read', 'write'], agent: true });
+
+    const table = await tack(['tokens', 'list', '--limit', '2']);
+    expect(table.code).toBe(0);
+    const lines = table.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+NAME\s+SCOPES\s+AGENT\s+HINT/);
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toMatch(/^tok_\w+\s+cli agent\s+read,write\s+yes\s+tack_live_/);
+    expect(table.stderr).toContain('--all');
+
+    const page = await t.api('GET', '/v1/tokens?limit=2');
+    const json = await tack(['tokens', 'list', '--limit', '2', '--json']);
+    expect(JSON.parse(json.stdout)).toEqual(page.body);
+  });
+
+  it('follows cursors with --all', async () => {
+    for (let i = 0; i < 30; i++) {
+      const res = await t.api('POST', '/v1/tokens', { body: { name: `bulk ${i}`, scopes: ['read'] } });
+      expect(res.status).toBe(201);
+    }
+    const expected = await allTokens();
+    expect(expected.length).toBeGreaterThanOrEqual(31);
+    const res = await tack(['tokens', 'list', '--all', '--limit', '7', '--json']);
+    expect(res.code).toBe(0);
+    const out = JSON.parse(res.stdout);
+    expect(out.next_cursor).toBeUndefined();
+    expect(out.data.map((r: { id: string }) => r.id)).toEqual(expected.map((r) => r.id));
+    const table = await tack(['tokens', 'list', '--all']);
+    expect(table.stdout.trimEnd().split('\n')).toHaveLength(expected.length + 1);
+  });
+
+  it('turns a path parameter into an argument and --no-<field> into null', async () => {
+    const me = (await t.api('GET', '/v1/me')).body.member;
+    const set = await tack(['members', 'update', me.id, '--tz', 'Europe/Berlin', '--json']);
+    expect(set.code).toBe(0);
+    expect(JSON.parse(set.stdout).tz).toBe('Europe/Berlin');
+    const cleared = await tack(['members', 'update', me.id, '--no-tz', '--json']);
+    expect(JSON.parse(cleared.stdout).tz).toBeNull();
+    expect((await t.api('GET', '/v1/me')).body.member.tz).toBeNull();
+  });
+
+  it('revokes with a 204 and says so', async () => {
+    const created = await t.api('POST', '/v1/tokens', { body: { name: 'to revoke', scopes: ['read'] } });
+    const res = await tack(['tokens', 'revoke', created.body.id]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toBe('Done.\n');
+    expect((await t.api('GET', '/v1/me', { token: created.body.token })).status).toBe(401);
+  });
+});
+
+describe('exit codes and errors', () => {
+  it('exits 1 on a 404 and prints user_message and request_id, never a stack', async () => {
+    const res = await tack(['tokens', 'revoke', 'tok_doesnotexist']);
+    expect(res.code).toBe(1);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toContain('No token with that identifier. (token_not_found)');
+    expect(res.stderr).toMatch(/request_id: req_[0-9a-f]+/);
+    expect(res.stderr).not.toMatch(NO_STACK);
+  });
+
+  it('exits 1 on a 422 and lists the field errors', async () => {
+    const res = await tack(['tokens', 'create', '--name', 'late', '--expires-at', '2001-01-01T00:00:00Z']);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('(validation_failed)');
+    expect(res.stderr).toContain('- expires_at: must be in the future');
+  });
+
+  it('exits 2 on usage errors, before any request', async () => {
+    for (const args of [
+      ['tokens', 'create'],
+      ['nonsense'],
+      ['tokens', 'list', '--limit', 'many'],
+      ['tokens', 'list', '--bogus'],
+      ['tokens', 'create', '--name', 'x', '--scopes', 'root'],
+      ['members', 'update', 'mem_x', '--role', 'emperor'],
+      ['tokens', 'revoke'],
+    ]) {
+      const res = await tack(args);
+      expect(res.code, args.join(' ')).toBe(2);
+      expect(res.stderr).not.toMatch(NO_STACK);
+    }
+  });
+
+  it('exits 4 on a refused or missing token', async () => {
+    const bad = await tack(['me'], { env: { TACK_TOKEN: 'tack_live_nope' } });
+    expect(bad.code).toBe(4);
+    expect(bad.stderr).toContain('(unauthorized)');
+    expect(bad.stderr).toMatch(/request_id: req_/);
+    const none = await tack(['me'], { env: { TACK_TOKEN: undefined } });
+    expect(none.code).toBe(4);
+    expect(none.stderr).toContain('no token');
+    const mcp = await tack(['mcp'], { env: { TACK_TOKEN: undefined } });
+    expect(mcp.code).toBe(4);
+    expect(mcp.stdout).toBe('');
+    expect(mcp.stderr).toContain('no token');
+  });
+
+  it('exits 1 with a plain message when the server cannot be reached', async () => {
+    const res = await tack(['me'], { env: { TACK_URL: 'http://127.0.0.1:1' } });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('cannot reach tack at http://127.0.0.1:1 (ECONNREFUSED)');
+  });
+});
+
+interface Seen {
+  method: string;
+  path: string;
+  key: string | undefined;
+  replayed?: string | undefined;
+}
+
+/**
+ * A proxy in front of the test server that spoils the first writes as told: answers 503 or
+ * 429 without forwarding, or forwards and then drops the connection (the answer is lost).
+ */
+async function flakyProxy(actions: ('503' | '429' | 'drop')[]): Promise<{ url: string; seen: Seen[]; close(): Promise<void> }> {
+  const seen: Seen[] = [];
+  const read = async (req: IncomingMessage) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    return Buffer.concat(chunks);
+  };
+  const server: Server = createServer(async (req, res) => {
+    const body = await read(req);
+    const entry: Seen = { method: req.method!, path: req.url!, key: req.headers['idempotency-key'] as string | undefined };
+    seen.push(entry);
+    const action = req.method === 'GET' ? undefined : actions.shift();
+    if (action === '503' || action === '429') {
+      const status = Number(action);
+      res.writeHead(status, { 'content-type': 'application/json', 'retry-after': action === '429' ? '1' : '0' });
+      res.end(JSON.stringify({ code: action === '429' ? 'rate_limited' : 'service_unavailable', http_status: status, user_message: 'try later', request_id: 'req_proxy' }));
+      return;
+    }
+    const headers: Record<string, string> = {};
+    for (const h of ['authorization', 'content-type', 'idempotency-key']) if (req.headers[h]) headers[h] = req.headers[h] as string;
+    const upstream = await fetch(`${t.url}${req.url}`, { method: req.method, headers, body: body.length > 0 ? body : undefined });
+    const text = await upstream.text();
+    entry.replayed = upstream.headers.get('idempotent-replayed') ?? undefined;
+    if (action === 'drop') {
+      res.socket?.destroy();
+      return;
+    }
+    res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
+    res.end(text);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('write retries', () => {
+  it('retries 503 and 429 (after Retry-After) under the same Idempotency-Key', async () => {
+    const proxy = await flakyProxy(['503', '429']);
+    try {
+      const started = Date.now();
+      const res = await tack(['tokens', 'create', '--name', 'retried once', '--json'], { env: { TACK_URL: proxy.url } });
+      const elapsed = Date.now() - started;
+      expect(res.code, res.stderr).toBe(0);
+      expect(JSON.parse(res.stdout).name).toBe('retried once');
+      const posts = proxy.seen.filter((s) => s.method === 'POST');
+      expect(posts).toHaveLength(3);
+      expect(posts[0]!.key).toMatch(/^[0-9a-f-]{36}$/);
+      expect(new Set(posts.map((p) => p.key)).size).toBe(1);
+      expect(elapsed).toBeGreaterThanOrEqual(1000);
+      expect((await allTokens()).filter((tk) => tk.name === 'retried once')).toHaveLength(1);
+    } finally {
+      await proxy.close();
+    }
+    const other = await tack(['tokens', 'create', '--name', 'another', '--json']);
+    expect(other.code).toBe(0);
+  });
+
+  it('retries a write whose answer was lost, and the server replays it instead of writing twice', async () => {
+    const proxy = await flakyProxy(['drop']);
+    try {
+      const res = await tack(['tokens', 'create', '--name', 'answer lost', '--json'], { env: { TACK_URL: proxy.url } });
+      expect(res.code, res.stderr).toBe(0);
+      const posts = proxy.seen.filter((s) => s.method === 'POST');
+      expect(posts).toHaveLength(2);
+      expect(posts[1]!.key).toBe(posts[0]!.key);
+      expect(posts[0]!.replayed).toBeUndefined();
+      expect(posts[1]!.replayed).toBe('true');
+      const made = (await allTokens()).filter((tk) => tk.name === 'answer lost');
+      expect(made).toHaveLength(1);
+      expect(JSON.parse(res.stdout).id).toBe(made[0]!.id);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+describe('tack login', () => {
+  it('checks the token, stores it with the URL in mode 0600, and later commands use it', async () => {
+    const config = join(home, 'login-config');
+    const env = { XDG_CONFIG_HOME: config, TACK_TOKEN: undefined };
+    const res = await tack(['login'], { env, input: `${t.token}\n` });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toContain(`Logged in to ${t.url} as Owner (owner) in default.`);
+    const file = join(config, 'tack', 'config.json');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ url: t.url, token: t.token });
+
+    const me = await tack(['me', '--json'], { env });
+    expect(me.code, me.stderr).toBe(0);
+    expect(JSON.parse(me.stdout).member.role).toBe('owner');
+    const withoutUrl = await tack(['me', '--json'], { env: { ...env, TACK_URL: undefined } });
+    expect(withoutUrl.code, withoutUrl.stderr).toBe(0);
+
+    // The stored token is only ever sent to the server it was stored for.
+    const elsewhere = await tack(['me'], { env: { ...env, TACK_URL: 'http://127.0.0.1:1' } });
+    expect(elsewhere.code).toBe(4);
+    expect(elsewhere.stderr).toContain('no token for http://127.0.0.1:1');
+
+    const out = await tack(['logout'], { env });
+    expect(out.code).toBe(0);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('refuses a token the server does not accept and stores nothing', async () => {
+    const config = join(home, 'refused-config');
+    const res = await tack(['login'], { env: { XDG_CONFIG_HOME: config, TACK_TOKEN: undefined }, input: 'tack_live_notarealtoken\n' });
+    expect(res.code).toBe(4);
+    expect(res.stderr).toContain('does not accept this token');
+    expect(existsSync(join(config, 'tack', 'config.json'))).toBe(false);
+  });
+});

@@ -1,0 +1,206 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operations } from '../src/operations/index.js';
+import { BUILD_TIMEOUT_MS, ensureCliBuilt } from './helpers/build-cli.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+import { TACK_BIN } from './helpers/tack.js';
+
+let t: TestServer;
+let home: string;
+let readOnly: string;
+let agent: string;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  await ensureCliBuilt();
+  t = await startTestServer();
+  home = mkdtempSync(join(tmpdir(), 'tack-mcp-'));
+  readOnly = (await t.api('POST', '/v1/tokens', { body: { name: 'reader', scopes: ['read'] } })).body.token;
+  agent = (await t.api('POST', '/v1/tokens', { body: { name: 'bot', scopes: ['read', 'write'], agent: true } })).body.token;
+}, BUILD_TIMEOUT_MS);
+afterAll(async () => {
+  for (const c of clients) await c.close().catch(() => {});
+  await t?.close();
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+async function httpClient(token: string): Promise<Client> {
+  const client = new Client({ name: 'tack-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  clients.push(client);
+  return client;
+}
+
+/** `tack mcp` spawned from the built binary, as an MCP client configuration would run it. */
+async function stdioClient(token: string): Promise<Client> {
+  const client = new Client({ name: 'tack-test', version: '1.0.0' });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [TACK_BIN, 'mcp'],
+      env: { PATH: process.env.PATH ?? '', HOME: home, XDG_CONFIG_HOME: home, TACK_URL: t.url, TACK_TOKEN: token },
+      stderr: 'pipe',
+    }),
+  );
+  clients.push(client);
+  return client;
+}
+
+const transports = [
+  ['Streamable HTTP', httpClient],
+  ['stdio', stdioClient],
+] as const;
+
+function text(result: CallToolResult): string {
+  const first = result.content[0];
+  return first && first.type === 'text' ? first.text : '';
+}
+
+/** Error text without its request id, which differs per request. */
+function errorText(result: CallToolResult): string {
+  return text(result).replace(/\nrequest_id: \S+/, '');
+}
+
+let httpTools: Tool[];
+
+describe('tools', () => {
+  it('lists one tool per operation, named by operationId, with its schemas and annotations', async () => {
+    const client = await httpClient(t.token);
+    httpTools = (await client.listTools()).tools;
+    expect(httpTools.map((tool) => tool.name).sort()).toEqual(operations.map((op) => op.name).sort());
+    for (const op of operations) {
+      const tool = httpTools.find((x) => x.name === op.name)!;
+      expect(tool.annotations, op.name).toMatchObject({
+        readOnlyHint: op.readOnly,
+        destructiveHint: op.destructive,
+        idempotentHint: op.idempotent,
+      });
+      expect(Object.keys(tool.inputSchema.properties ?? {}).sort()).toEqual(Object.keys(op.input.shape).sort());
+      expect(tool.outputSchema !== undefined).toBe(op.output !== undefined);
+      expect(tool.description).toContain(op.path);
+    }
+    const getMe = httpTools.find((x) => x.name === 'getMe')!;
+    expect(getMe.annotations?.readOnlyHint).toBe(true);
+    expect(Object.keys(getMe.outputSchema?.properties ?? {})).toEqual(['member', 'org', 'scopes', 'agent']);
+    const revoke = httpTools.find((x) => x.name === 'revokeToken')!;
+    expect(revoke.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
+    const create = httpTools.find((x) => x.name === 'createToken')!;
+    expect(create.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
+    expect(create.inputSchema.required).toEqual(['name']);
+  });
+
+  it('lists exactly the same tools over stdio (`tack mcp`)', async () => {
+    const client = await stdioClient(t.token);
+    expect((await client.listTools()).tools).toEqual(httpTools);
+  });
+});
+
+describe.each(transports)('over %s', (_name, connect) => {
+  it('answers getMe with the /v1 body as structuredContent and as text', async () => {
+    const client = await connect(t.token);
+    const result = (await client.callTool({ name: 'getMe', arguments: {} })) as CallToolResult;
+    const api = await t.api('GET', '/v1/me');
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual(api.body);
+    expect(JSON.parse(text(result))).toEqual(api.body);
+  });
+
+  it('creates a token with createToken, and pages with listTokens', async () => {
+    const client = await connect(t.token);
+    const name = `mcp ${_name}`;
+    const result = (await client.callTool({ name: 'createToken', arguments: { name, scopes: ['read'] } })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    const created = result.structuredContent as { id: string; token: string; scopes: string[] };
+    expect(created.token).toMatch(/^tack_live_/);
+    expect(created.scopes).toEqual(['read']);
+    expect((await t.api('GET', '/v1/me', { token: created.token })).status).toBe(200);
+
+    const first = (await client.callTool({ name: 'listTokens', arguments: { limit: 1 } })) as CallToolResult;
+    const page = first.structuredContent as { data: { id: string }[]; next_cursor?: string };
+    expect(page.data).toHaveLength(1);
+    expect(page.data[0]!.id).toBe(created.id);
+    expect(page.next_cursor).toBeTruthy();
+    const api = await t.api('GET', `/v1/tokens?limit=1&cursor=${encodeURIComponent(page.next_cursor!)}`);
+    const second = (await client.callTool({ name: 'listTokens', arguments: { limit: 1, cursor: page.next_cursor } })) as CallToolResult;
+    expect(second.structuredContent).toEqual(api.body);
+  });
+
+  it('answers domain errors as isError results with the envelope code and message', async () => {
+    const client = await connect(t.token);
+    const missing = (await client.callTool({ name: 'revokeToken', arguments: { id: 'tok_missing' } })) as CallToolResult;
+    expect(missing.isError).toBe(true);
+    expect(missing.structuredContent).toBeUndefined();
+    expect(text(missing)).toMatch(/^token_not_found: No token with that identifier\.\nrequest_id: req_[0-9a-f]+$/);
+  });
+
+  it('validates input exactly as /v1 does', async () => {
+    const client = await connect(t.token);
+    const args = { name: ' ', scopes: ['root'] };
+    const result = (await client.callTool({ name: 'createToken', arguments: args })) as CallToolResult;
+    const api = await t.api('POST', '/v1/tokens', { body: args });
+    expect(api.status).toBe(422);
+    expect(result.isError).toBe(true);
+    expect(result._meta?.['tack/error']).toMatchObject({ code: 'validation_failed', http_status: 422, errors: api.body.errors });
+    expect(errorText(result)).toBe(
+      ['validation_failed: Some fields are not valid.', ...api.body.errors.map((e: { field: string; code: string; message: string }) => `- ${e.field}: ${e.message} (${e.code})`)].join('\n'),
+    );
+  });
+
+  it('refuses a write tool to a read-only token with insufficient_scope', async () => {
+    const client = await connect(readOnly);
+    const result = (await client.callTool({ name: 'createToken', arguments: { name: `sneaky ${_name}` } })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/^insufficient_scope: /);
+    const tokens = await t.api('GET', '/v1/tokens?limit=100');
+    expect(tokens.body.data.some((tk: { name: string }) => tk.name === `sneaky ${_name}`)).toBe(false);
+    const read = (await client.callTool({ name: 'getMe', arguments: {} })) as CallToolResult;
+    expect(read.isError).toBeFalsy();
+  });
+
+  it('keeps an agent token an agent', async () => {
+    const client = await connect(agent);
+    const me = (await client.callTool({ name: 'getMe', arguments: {} })) as CallToolResult;
+    expect((me.structuredContent as { agent: boolean }).agent).toBe(true);
+    const made = (await client.callTool({ name: 'createToken', arguments: { name: `child ${_name}`, scopes: ['read'] } })) as CallToolResult;
+    expect((made.structuredContent as { agent: boolean }).agent).toBe(true);
+  });
+});
+
+describe('the /mcp endpoint', () => {
+  it('answers 401 in the envelope without a valid token', async () => {
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+    for (const token of [null, 'tack_live_invalid']) {
+      const res = await t.api('POST', '/mcp', { token, body: init, headers: { accept: 'application/json, text/event-stream' } });
+      expect(res.status).toBe(401);
+      expect(res.body).toMatchObject({ code: 'unauthorized', http_status: 401 });
+      expect(res.headers.get('www-authenticate')).toBe('Bearer realm="tack"');
+    }
+    await expect(httpClient('tack_live_invalid')).rejects.toThrow();
+  });
+
+  it('is stateless: POST only, GET and DELETE are 405', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const res = await t.api(method, '/mcp');
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('POST');
+      expect(res.body.code).toBe('method_not_allowed');
+    }
+  });
+
+  it('counts against the token rate limit like /v1', async () => {
+    const res = await t.api('POST', '/mcp', {
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+      headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('ratelimit-limit')).toBeTruthy();
+    expect(res.headers.get('x-request-id')).toMatch(/^req_/);
+    expect(res.body.result.tools.map((tool: Tool) => tool.name)).toContain('getMe');
+  });
+});
