@@ -1,0 +1,4 @@
+import type { Scenario } from '../scenario.js';
+import { me } from './me.js';
+
+export const scenarios: Scenario[] = [me];
