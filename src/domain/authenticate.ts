@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Principal, Scope } from './context.js';
 import { AppError } from './errors.js';
+import { presentMember } from './members.js';
 import { pgTimestamp } from './time.js';
 import { hashToken, isWellFormedToken, sameDigest } from './token-format.js';
 
@@ -24,6 +25,7 @@ export async function authenticateToken(db: Kysely<Database>, token: string, now
   const row = await db
     .selectFrom('tokens')
     .innerJoin('members', 'members.id', 'tokens.member_id')
+    .innerJoin('organizations', 'organizations.id', 'tokens.org_id')
     .select([
       'tokens.id as token_id',
       'tokens.token_hash',
@@ -33,6 +35,13 @@ export async function authenticateToken(db: Kysely<Database>, token: string, now
       'tokens.agent',
       'tokens.expires_at',
       'members.role',
+      'members.name',
+      'members.email',
+      'members.slack_user_id',
+      'members.tz',
+      'members.created_at',
+      'organizations.slug as org_slug',
+      'organizations.name as org_name',
     ])
     .where('tokens.token_hash', '=', digest)
     .where('tokens.revoked_at', 'is', null)
@@ -48,6 +57,10 @@ export async function authenticateToken(db: Kysely<Database>, token: string, now
       role: row.role,
       scopes: row.scopes as Scope[],
       agent: row.agent,
+      profile: {
+        member: presentMember({ ...row, id: row.member_id }),
+        org: { id: row.org_id, slug: row.org_slug, name: row.org_name },
+      },
     },
     expiresAt,
   };

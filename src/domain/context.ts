@@ -12,6 +12,25 @@ export interface Principal {
   role: Role;
   scopes: readonly Scope[];
   agent: boolean;
+  /**
+   * Who the member is, as read when the token was authenticated (cached with it, dropped on
+   * any member or token change); absent for principals built elsewhere (Slack).
+   */
+  profile?: Profile;
+}
+
+export interface Profile {
+  member: {
+    id: string;
+    org_id: string;
+    name: string;
+    email: string | null;
+    role: Role;
+    slack_user_id: string | null;
+    tz: string | null;
+    created_at: string;
+  };
+  org: { id: string; slug: string; name: string };
 }
 
 /** What every domain function gets. Inside a write, `db` is the write's transaction. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SCOPES, type Ctx } from './context.js';
+import { SCOPES, type Ctx, type Profile } from './context.js';
 import { notFound } from './errors.js';
 import { memberSchema, orgSchema, presentMember } from './members.js';
 
@@ -11,8 +11,17 @@ export const meSchema = z.object({
 });
 export type Me = z.infer<typeof meSchema>;
 
-/** The caller: member, organization, the token's scopes and whether it is an agent. One query. */
+/**
+ * The caller: member, organization, the token's scopes and whether it is an agent. A token's
+ * principal already carries them (read with the token); otherwise one query.
+ */
 export async function getMe(ctx: Ctx): Promise<Me> {
+  const { scopes, agent } = ctx.principal;
+  const profile = ctx.principal.profile ?? (await loadProfile(ctx));
+  return { member: profile.member, org: profile.org, scopes: [...scopes], agent };
+}
+
+async function loadProfile(ctx: Ctx): Promise<Profile> {
   const row = await ctx.db
     .selectFrom('members')
     .innerJoin('organizations', 'organizations.id', 'members.org_id')
@@ -32,10 +41,5 @@ export async function getMe(ctx: Ctx): Promise<Me> {
     .where('members.org_id', '=', ctx.principal.orgId)
     .executeTakeFirst();
   if (!row) throw notFound('member');
-  return {
-    member: presentMember(row),
-    org: { id: row.org_id, slug: row.org_slug, name: row.org_name },
-    scopes: [...ctx.principal.scopes],
-    agent: ctx.principal.agent,
-  };
+  return { member: presentMember(row), org: { id: row.org_id, slug: row.org_slug, name: row.org_name } };
 }
