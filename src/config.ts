@@ -57,6 +57,8 @@ export interface Config {
   dataDir: string;
   redisUrl: string | undefined;
   publicBaseUrl: string;
+  /** True when PUBLIC_BASE_URL was not given: the server then names the port it really got (PORT=0). */
+  publicBaseUrlIsDefault: boolean;
   bootstrapToken: string | undefined;
   tls: { certFile: string; keyFile: string } | undefined;
   rateLimitPerMinute: number;
@@ -103,6 +105,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: e.DATA_DIR,
     redisUrl: e.REDIS_URL,
     publicBaseUrl,
+    publicBaseUrlIsDefault: e.PUBLIC_BASE_URL === undefined,
     bootstrapToken: e.TACK_BOOTSTRAP_TOKEN,
     tls,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,

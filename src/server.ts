@@ -22,6 +22,8 @@ export interface ServerOptions {
   log?: Logger;
   /** Where the one-time bootstrap token is printed (stdout by default). */
   print?: (line: string) => void;
+  /** The time the app sees (tests pin it around a member's midnight). */
+  clock?: () => Date;
 }
 
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
@@ -45,7 +47,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       ? { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }
       : undefined;
     let onAuthChanged: (() => void) | undefined;
-    const built = await buildApp({ config, db: db.db, log, redis, https, onAuthChanged: () => onAuthChanged?.() });
+    const built = await buildApp({ config, db: db.db, log, redis, https, clock: options.clock, onAuthChanged: () => onAuthChanged?.() });
     if (db.pool) {
       notifications = authNotifications(db.pool, () => built.authCache.clear(), log);
       onAuthChanged = notifications.notify;
@@ -59,6 +61,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     const port = typeof address === 'object' && address ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `${config.tls ? 'https' : 'http'}://${host}:${port}`;
+    if (config.publicBaseUrlIsDefault && port !== config.port) built.runtime.publicBaseUrl = `${url}/p`;
     let closing: Promise<void> | undefined;
     return {
       ...built,

@@ -38,4 +38,6 @@ export interface Ctx {
   db: Kysely<Database>;
   clock: () => Date;
   principal: Principal;
+  /** Base of snippets' public links (config PUBLIC_BASE_URL, no trailing slash); set by `execute`. */
+  publicBaseUrl?: string;
 }

@@ -42,3 +42,11 @@ export const pageQuery = {
 
 export const pageOf = <T extends z.ZodType>(item: T) =>
   z.object({ data: z.array(item), next_cursor: z.string().optional() });
+
+/**
+ * A boolean query parameter: `true`/`false` as text from HTTP, a real boolean from MCP and
+ * the CLI. Never `z.coerce.boolean`, which reads the text "false" as true.
+ */
+export const queryBoolean = z
+  .union([z.boolean(), z.stringbool({ truthy: ['true'], falsy: ['false'], case: 'sensitive' })])
+  .describe('true or false');

@@ -16,6 +16,7 @@ import { envelopeFor, sendError } from './envelope.js';
 import { registerHealth } from './health.js';
 import { registerJsonParser } from './json-parser.js';
 import { registerOpenApi } from './openapi.js';
+import { registerPublicLinks } from './public-links.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './rate-limit.js';
 import { allowedMethods, registerOperationRoutes } from './routes.js';
 
@@ -62,6 +63,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const runtime: Runtime = {
     db: deps.db,
     clock,
+    publicBaseUrl: deps.config.publicBaseUrl,
     afterCommit(op: Operation) {
       if (!op.changesAuth) return;
       authCache.clear();
@@ -119,5 +121,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerOpenApi(app);
   registerHealth(app, deps);
   registerOperationRoutes(app, operations, runtime);
+  registerPublicLinks(app, { db: deps.db, publicBaseUrl: deps.config.publicBaseUrl });
   return { app, authCache, runtime };
 }

@@ -8,6 +8,8 @@ import type { Operation } from './operation.js';
 export interface Runtime {
   db: Kysely<Database>;
   clock: () => Date;
+  /** Base of snippets' public links, handed to the domain in every Ctx. */
+  publicBaseUrl?: string;
   /** Called after a write commits (for example, to drop cached principals). */
   afterCommit?: (op: Operation) => void;
 }
@@ -33,7 +35,7 @@ export async function execute(
 ): Promise<Outcome> {
   requireScope(principal, op.scope);
   if (op.readOnly) {
-    const result = await op.run({ db: rt.db, clock: rt.clock, principal }, input);
+    const result = await op.run({ db: rt.db, clock: rt.clock, principal, publicBaseUrl: rt.publicBaseUrl }, input);
     return { status: op.status, body: serialize(result), replayed: false };
   }
   requireWriter(principal);
@@ -45,7 +47,7 @@ export async function execute(
       const stored = await claimKey(trx, slot);
       if (stored) return { ...stored, replayed: true };
     }
-    const result = await op.run({ db: trx, clock: rt.clock, principal }, input);
+    const result = await op.run({ db: trx, clock: rt.clock, principal, publicBaseUrl: rt.publicBaseUrl }, input);
     const response = { status: op.status, body: serialize(result) };
     if (slot) await recordKey(trx, slot, response);
     return { ...response, replayed: false };

@@ -1,8 +1,20 @@
 import type { Operation } from './operation.js';
 import { platformOperations } from './platform.js';
+import { snippetOperations } from './snippets.js';
+import { boardOperations } from './boards.js';
+import { cardOperations } from './cards.js';
+import { todoOperations } from './todos.js';
+import { milestoneOperations } from './milestones.js';
 
 /** The table of operations: every face (HTTP, MCP, CLI, OpenAPI) is generated from it. */
-export const operations: readonly Operation[] = [...platformOperations];
+export const operations: readonly Operation[] = [
+  ...platformOperations,
+  ...snippetOperations,
+  ...boardOperations,
+  ...cardOperations,
+  ...todoOperations,
+  ...milestoneOperations,
+];
 
 const byName = new Map(operations.map((op) => [op.name, op]));
 

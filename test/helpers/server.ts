@@ -60,7 +60,10 @@ export function apiClient(baseUrl: string, defaultToken: string | null): Api {
  * Starts the real server on a port of its own, against a fresh Postgres database (or the
  * given environment), with a known bootstrap token.
  */
-export async function startTestServer(env: Record<string, string | undefined> = {}): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string | undefined> = {},
+  options: { clock?: () => Date } = {},
+): Promise<TestServer> {
   const database = env.DATABASE_URL === undefined && !('DATA_DIR' in env) ? await createTestDatabase() : undefined;
   const token = env.TACK_BOOTSTRAP_TOKEN ?? generateToken();
   const config = loadConfig({
@@ -71,7 +74,7 @@ export async function startTestServer(env: Record<string, string | undefined> = 
     TACK_BOOTSTRAP_TOKEN: token,
     ...env,
   });
-  const server = await startServer(config, { log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), print: () => {} });
+  const server = await startServer(config, { log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), print: () => {}, clock: options.clock });
   return {
     server,
     url: server.url,

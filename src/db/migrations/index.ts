@@ -1,5 +1,7 @@
 import type { SqlMigration } from '../migration.js';
 import { platform } from './0001-platform.js';
+import { snippets } from './0002-snippets.js';
+import { work } from './0003-work.js';
 
 /** Every migration, in order. Later issues append theirs. */
-export const migrations: SqlMigration[] = [platform];
+export const migrations: SqlMigration[] = [platform, snippets, work];

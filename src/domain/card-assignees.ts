@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { notFound } from './errors.js';
+import { id } from './fields.js';
+
+/** Member ids, each at most once; the order given is the order shown. */
+export const assigneeIds = z
+  .array(id('mem'))
+  .max(50, 'at most 50 assignees')
+  .transform((ids) => [...new Set(ids)])
+  .describe('Member ids');
+
+/** Every id must be a member of the organization; 404 `member_not_found` otherwise. */
+export async function requireMembers(db: Kysely<Database>, orgId: string, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const rows = await db.selectFrom('members').select('id').where('org_id', '=', orgId).where('id', 'in', ids).execute();
+  if (rows.length !== ids.length) throw notFound('member');
+}
+
+/** Replaces a card's assignees with `ids`, in that order. */
+export async function setAssignees(db: Kysely<Database>, cardId: string, ids: string[], replace: boolean): Promise<void> {
+  if (replace) await db.deleteFrom('card_assignees').where('card_id', '=', cardId).execute();
+  if (ids.length === 0) return;
+  await db
+    .insertInto('card_assignees')
+    .values(ids.map((memberId, i) => ({ card_id: cardId, member_id: memberId, position: i + 1 })))
+    .execute();
+}

@@ -1,0 +1,60 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+
+/**
+ * Cards of one organization with everything their output shows, in one query: the board's
+ * prefix and gate, the milestone's ref, criteria counts and assignees from lateral
+ * subqueries (derived, never stored, so they cannot drift from the criteria themselves).
+ *
+ * ```sql
+ * select c.*, b.ref_prefix, b.gated, m.ref, k.criteria_total, k.criteria_done, a.assignee_ids
+ * from cards c join boards b on b.id = c.board_id left join milestones m on m.id = c.milestone_id
+ * cross join lateral (select count(*), count(*) filter (where done) from criteria where card_id = c.id) k
+ * cross join lateral (select array_agg(member_id order by position) from card_assignees where card_id = c.id) a
+ * where c.org_id = $1
+ * ```
+ */
+export function cardsWithDetails(db: Kysely<Database>, orgId: string) {
+  return db
+    .selectFrom('cards as c')
+    .innerJoin('boards as b', 'b.id', 'c.board_id')
+    .leftJoin('milestones as m', 'm.id', 'c.milestone_id')
+    .innerJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('criteria as k')
+          .whereRef('k.card_id', '=', 'c.id')
+          .select([
+            sql<number>`count(*)::int`.as('criteria_total'),
+            sql<number>`(count(*) filter (where k.done))::int`.as('criteria_done'),
+          ])
+          .as('kc'),
+      (join) => join.onTrue(),
+    )
+    .innerJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('card_assignees as a')
+          .whereRef('a.card_id', '=', 'c.id')
+          .select(sql<string[]>`coalesce(array_agg(a.member_id order by a.position), '{}')`.as('assignee_ids'))
+          .as('ca'),
+      (join) => join.onTrue(),
+    )
+    .where('c.org_id', '=', orgId)
+    .select([
+      'c.id',
+      'c.board_id',
+      'c.number',
+      'c.title',
+      'c.workflow_status',
+      'c.due_on',
+      'c.created_at',
+      'c.updated_at',
+      'b.ref_prefix',
+      'b.gated',
+      'm.ref as milestone_ref',
+      'kc.criteria_total',
+      'kc.criteria_done',
+      'ca.assignee_ids',
+    ]);
+}

@@ -1,0 +1,58 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { notFound } from './errors.js';
+import { hasIdPrefix } from './ids.js';
+
+/** A card ref, `<PREFIX>-<n>` (`ENG-42`); the prefix matches case-insensitively. */
+const CARD_REF = /^([A-Za-z][A-Za-z0-9]{0,9})-([1-9][0-9]{0,8})$/;
+
+export interface CardRef {
+  prefix: string;
+  number: number;
+}
+
+export function parseCardRef(value: string): CardRef | undefined {
+  const m = CARD_REF.exec(value.trim());
+  if (!m) return undefined;
+  return { prefix: m[1]!.toUpperCase(), number: Number(m[2]) };
+}
+
+export function formatCardRef(prefix: string, number: number): string {
+  return `${prefix}-${number}`;
+}
+
+/** What a write needs to know about a card it is about to change. */
+export interface CardHandle {
+  id: string;
+  board_id: string;
+  gated: boolean;
+}
+
+/**
+ * A card of the organization by id (`crd_…`) or ref (`ENG-42`); 404 `card_not_found`
+ * otherwise. With `lock`, the card row stays locked until the transaction ends, so
+ * concurrent writes to one card (moves, new criteria) take turns.
+ *
+ * ```sql
+ * select c.id, c.board_id, b.gated from cards c join boards b on b.id = c.board_id
+ * where c.org_id = $1 and (c.id = $2 | b.ref_prefix = $2 and c.number = $3) [for update of c]
+ * ```
+ */
+export async function findCard(db: Kysely<Database>, orgId: string, key: string, lock = false): Promise<CardHandle> {
+  let q = db
+    .selectFrom('cards as c')
+    .innerJoin('boards as b', 'b.id', 'c.board_id')
+    .select(['c.id', 'c.board_id', 'b.gated'])
+    .where('c.org_id', '=', orgId);
+  if (hasIdPrefix(key, 'crd')) {
+    q = q.where('c.id', '=', key);
+  } else {
+    const ref = parseCardRef(key);
+    if (!ref) throw notFound('card');
+    q = q.where('b.ref_prefix', '=', ref.prefix).where('c.number', '=', ref.number);
+  }
+  if (lock) q = q.forUpdate('c');
+  const row = await q.executeTakeFirst();
+  if (!row) throw notFound('card');
+  return row;
+}

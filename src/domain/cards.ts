@@ -1,0 +1,179 @@
+import { z } from 'zod';
+import { sql } from 'kysely';
+import type { WorkflowStatus } from '../db/schema.js';
+import { boardKey, findBoard } from './boards.js';
+import { assigneeIds, requireMembers, setAssignees } from './card-assignees.js';
+import { cardsWithDetails } from './card-query.js';
+import { findCard, formatCardRef } from './card-refs.js';
+import type { Ctx } from './context.js';
+import { criterionTitle, insertCriteria } from './criteria.js';
+import { notFound } from './errors.js';
+import { id, isoDate, label, pageQuery } from './fields.js';
+import { hasIdPrefix, newId } from './ids.js';
+import { findMilestoneId } from './milestones.js';
+import { before, pageLimit, readCursor, toPage, type Page } from './pagination.js';
+import { toIso } from './time.js';
+
+export const WORKFLOW_STATUSES = ['backlog', 'in_progress', 'in_review', 'done'] as const;
+
+export const cardSchema = z.object({
+  id: z.string(),
+  ref: z.string().describe('Human reference <PREFIX>-<n>, also used in branch names'),
+  board_id: z.string(),
+  title: z.string(),
+  workflow_status: z.enum(WORKFLOW_STATUSES),
+  gated: z.boolean().describe("The board's gate: a move to done needs a human caller"),
+  criteria_done: z.number().int(),
+  criteria_total: z.number().int(),
+  due_on: z.string().nullable(),
+  assignee_ids: z.array(z.string()),
+  milestone: z.string().nullable().describe('The milestone ref, or null'),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type Card = z.infer<typeof cardSchema>;
+
+export const cardKey = z.string().trim().min(1).max(64).describe('Card id (crd_…) or ref (ENG-42)');
+export const cardTitle = label(300);
+
+export const createCardInput = z.object({
+  board: boardKey,
+  title: cardTitle,
+  due_on: isoDate.optional(),
+  assignee_ids: assigneeIds.optional(),
+  milestone: z.string().trim().min(1).max(64).optional().describe('Milestone ref'),
+  criteria: z.array(criterionTitle).max(100, 'at most 100 criteria').optional().describe('Criterion titles, in order'),
+});
+
+export const listCardsInput = z.object({
+  ...pageQuery,
+  board: boardKey.optional(),
+  status: z.enum(WORKFLOW_STATUSES).optional(),
+  assignee: z
+    .union([z.literal('me'), id('mem')])
+    .optional()
+    .describe('`me` or a member id'),
+});
+
+export const cardKeyInput = z.object({ id: cardKey });
+
+interface CardRow {
+  id: string;
+  board_id: string;
+  number: number;
+  title: string;
+  workflow_status: WorkflowStatus;
+  due_on: string | null;
+  created_at: string;
+  updated_at: string;
+  ref_prefix: string;
+  gated: boolean;
+  milestone_ref: string | null;
+  criteria_total: number;
+  criteria_done: number;
+  assignee_ids: string[];
+}
+
+export function presentCard(row: CardRow): Card {
+  return {
+    id: row.id,
+    ref: formatCardRef(row.ref_prefix, row.number),
+    board_id: row.board_id,
+    title: row.title,
+    workflow_status: row.workflow_status,
+    gated: row.gated,
+    criteria_done: row.criteria_done,
+    criteria_total: row.criteria_total,
+    due_on: row.due_on,
+    assignee_ids: row.assignee_ids,
+    milestone: row.milestone_ref,
+    created_at: toIso(row.created_at),
+    updated_at: toIso(row.updated_at),
+  };
+}
+
+/** A card as every face shows it, by id; the caller already knows it exists. */
+export async function loadCard(ctx: Ctx, cardId: string): Promise<Card> {
+  const row = await cardsWithDetails(ctx.db, ctx.principal.orgId).where('c.id', '=', cardId).executeTakeFirst();
+  if (!row) throw notFound('card');
+  return presentCard(row);
+}
+
+/** A card by id or ref (`ENG-42`): what `GET /cards/{id}` and `/card ENG-42` show. */
+export async function getCard(ctx: Ctx, input: z.infer<typeof cardKeyInput>): Promise<Card> {
+  const card = await findCard(ctx.db, ctx.principal.orgId, input.id);
+  return loadCard(ctx, card.id);
+}
+
+/** Cards newest first, filtered by board (id or slug), status and assignee (`me` or a member id). */
+export async function listCards(ctx: Ctx, input: z.infer<typeof listCardsInput>): Promise<Page<Card>> {
+  const boardId = input.board === undefined ? null : (await findBoard(ctx.db, ctx.principal.orgId, input.board)).id;
+  const assignee = input.assignee === 'me' ? ctx.principal.memberId : (input.assignee ?? null);
+  const status = input.status ?? null;
+  const scope = ['cards', ctx.principal.orgId, boardId, status, assignee];
+  const at = readCursor(input.cursor, scope);
+  const limit = pageLimit(input);
+  let q = cardsWithDetails(ctx.db, ctx.principal.orgId);
+  if (boardId !== null) q = q.where('c.board_id', '=', boardId);
+  if (status !== null) q = q.where('c.workflow_status', '=', status);
+  if (assignee !== null) {
+    q = q.where(({ exists, selectFrom }) =>
+      exists(selectFrom('card_assignees as f').select('f.card_id').whereRef('f.card_id', '=', 'c.id').where('f.member_id', '=', assignee)),
+    );
+  }
+  if (at) q = q.where(before('c.created_at', 'c.id', at, 'timestamptz'));
+  const rows = await q.orderBy('c.created_at', 'desc').orderBy('c.id', 'desc').limit(limit + 1).execute();
+  return toPage(rows, limit, (r) => ({ key: r.created_at, id: r.id }), presentCard, scope);
+}
+
+/**
+ * A new card in `backlog`, numbered next on its board. The number comes from the board's
+ * counter row, incremented in this transaction: the row lock makes concurrent creations on
+ * one board take 1, 2, 3… in turn, and a rolled-back creation gives its number back.
+ *
+ * ```sql
+ * update boards set next_ref = next_ref + 1 where org_id = $1 and id = $2 returning id, next_ref - 1
+ * ```
+ */
+export async function createCard(ctx: Ctx, input: z.infer<typeof createCardInput>): Promise<Card> {
+  const orgId = ctx.principal.orgId;
+  const milestoneId = input.milestone === undefined ? null : await findMilestoneId(ctx.db, orgId, input.milestone);
+  const assignees = input.assignee_ids ?? [];
+  await requireMembers(ctx.db, orgId, assignees);
+  const byId = hasIdPrefix(input.board, 'brd');
+  const board = await ctx.db
+    .updateTable('boards')
+    .set({ next_ref: sql`next_ref + 1` })
+    .where('org_id', '=', orgId)
+    .where(byId ? 'id' : 'slug', '=', byId ? input.board : input.board.toLowerCase())
+    .returning(['id', sql<number>`next_ref - 1`.as('number')])
+    .executeTakeFirst();
+  if (!board) throw notFound('board');
+  const cardId = newId('crd');
+  await ctx.db
+    .insertInto('cards')
+    .values({
+      id: cardId,
+      org_id: orgId,
+      board_id: board.id,
+      number: board.number,
+      title: input.title,
+      due_on: input.due_on ?? null,
+      milestone_id: milestoneId,
+    })
+    .execute();
+  await setAssignees(ctx.db, cardId, assignees, false);
+  await insertCriteria(ctx.db, orgId, cardId, input.criteria ?? []);
+  return loadCard(ctx, cardId);
+}
+
+/**
+ * Deletes a card with its criteria; todos that mirrored them stay, unlinked. The mirroring
+ * todos are locked before the cascade reaches the criteria: todo first, then criterion, the
+ * order completing a todo takes, so the two cannot deadlock.
+ */
+export async function deleteCard(ctx: Ctx, input: z.infer<typeof cardKeyInput>): Promise<void> {
+  const card = await findCard(ctx.db, ctx.principal.orgId, input.id, true);
+  await ctx.db.selectFrom('todos').select('id').where('card_id', '=', card.id).forUpdate().execute();
+  await ctx.db.deleteFrom('cards').where('org_id', '=', ctx.principal.orgId).where('id', '=', card.id).execute();
+}

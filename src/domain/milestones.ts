@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import { sql, type Kysely } from 'kysely';
+import type { Database, MilestoneKind } from '../db/schema.js';
+import type { Ctx } from './context.js';
+import { uniqueViolation } from './db-errors.js';
+import { AppError, notFound } from './errors.js';
+import { isoDate, label, pageQuery } from './fields.js';
+import { hasIdPrefix, newId } from './ids.js';
+import { milestonesWithStatus } from './milestone-status.js';
+import { before, pageLimit, readCursor, toPage, type Page } from './pagination.js';
+import { toIso } from './time.js';
+
+export const MILESTONE_KINDS = ['sprint', 'deadline'] as const;
+
+export const milestoneSchema = z.object({
+  id: z.string(),
+  ref: z.string().describe('Human reference, used as the path key'),
+  name: z.string(),
+  kind: z.enum(MILESTONE_KINDS),
+  cards_done: z.number().int(),
+  cards_total: z.number().int(),
+  criteria_done: z.number().int().describe('Ticked criteria of its cards, whatever the cards’ status'),
+  criteria_total: z.number().int(),
+  ends_on: z.string().nullable(),
+  created_at: z.string(),
+});
+export type Milestone = z.infer<typeof milestoneSchema>;
+
+/** Letters, digits, dots and hyphens: no `_`, so a ref never looks like an id (`ms_…`). Matched case-insensitively. */
+export const milestoneRef = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9.-]{0,31}$/, 'must be 1 to 32 letters, digits, dots or hyphens, such as M3');
+
+export const createMilestoneInput = z.object({
+  ref: milestoneRef,
+  name: label(200),
+  kind: z.enum(MILESTONE_KINDS).default('sprint'),
+  ends_on: isoDate.optional(),
+});
+
+export const listMilestonesInput = z.object(pageQuery);
+export const milestoneStatusInput = z.object({ ref: z.string().trim().min(1).max(64).describe('Milestone ref (or id)') });
+
+interface MilestoneRow {
+  id: string;
+  ref: string;
+  name: string;
+  kind: MilestoneKind;
+  ends_on: string | null;
+  created_at: string;
+  cards_done: number;
+  cards_total: number;
+  criteria_done: number;
+  criteria_total: number;
+}
+
+export function presentMilestone(row: MilestoneRow): Milestone {
+  return {
+    id: row.id,
+    ref: row.ref,
+    name: row.name,
+    kind: row.kind,
+    cards_done: row.cards_done,
+    cards_total: row.cards_total,
+    criteria_done: row.criteria_done,
+    criteria_total: row.criteria_total,
+    ends_on: row.ends_on,
+    created_at: toIso(row.created_at),
+  };
+}
+
+/** The id of a milestone by ref (case-insensitive) or id; 404 `milestone_not_found` otherwise. */
+export async function findMilestoneId(db: Kysely<Database>, orgId: string, key: string): Promise<string> {
+  let q = db.selectFrom('milestones').select('id').where('org_id', '=', orgId);
+  q = hasIdPrefix(key, 'ms') ? q.where('id', '=', key) : q.where(sql<string>`lower(ref)`, '=', key.toLowerCase());
+  const row = await q.executeTakeFirst();
+  if (!row) throw notFound('milestone');
+  return row.id;
+}
+
+export async function createMilestone(ctx: Ctx, input: z.infer<typeof createMilestoneInput>): Promise<Milestone> {
+  try {
+    const row = await ctx.db
+      .insertInto('milestones')
+      .values({
+        id: newId('ms'),
+        org_id: ctx.principal.orgId,
+        ref: input.ref,
+        name: input.name,
+        kind: input.kind,
+        ends_on: input.ends_on ?? null,
+      })
+      .returning(['id', 'ref', 'name', 'kind', 'ends_on', 'created_at'])
+      .executeTakeFirstOrThrow();
+    return presentMilestone({ ...row, cards_done: 0, cards_total: 0, criteria_done: 0, criteria_total: 0 });
+  } catch (err) {
+    if (uniqueViolation(err) !== undefined) {
+      throw new AppError('milestone_conflict', 409, 'Another milestone already has that ref.');
+    }
+    throw err;
+  }
+}
+
+/** Milestones with their status, newest first. */
+export async function listMilestones(ctx: Ctx, input: z.infer<typeof listMilestonesInput>): Promise<Page<Milestone>> {
+  const scope = ['milestones', ctx.principal.orgId];
+  const at = readCursor(input.cursor, scope);
+  const limit = pageLimit(input);
+  let q = milestonesWithStatus(ctx.db, ctx.principal.orgId);
+  if (at) q = q.where(before('m.created_at', 'm.id', at, 'timestamptz'));
+  const rows = await q.orderBy('m.created_at', 'desc').orderBy('m.id', 'desc').limit(limit + 1).execute();
+  return toPage(rows, limit, (r) => ({ key: r.created_at, id: r.id }), presentMilestone, scope);
+}
+
+/** One milestone's card and criteria counts, by ref; the same numbers every face shows. */
+export async function getMilestoneStatus(ctx: Ctx, input: z.infer<typeof milestoneStatusInput>): Promise<Milestone> {
+  let q = milestonesWithStatus(ctx.db, ctx.principal.orgId);
+  q = hasIdPrefix(input.ref, 'ms') ? q.where('m.id', '=', input.ref) : q.where(sql<string>`lower(m.ref)`, '=', input.ref.toLowerCase());
+  const row = await q.executeTakeFirst();
+  if (!row) throw notFound('milestone');
+  return presentMilestone(row);
+}

@@ -1,0 +1,95 @@
+import type { ExpressionBuilder, Selectable } from 'kysely';
+import type { Database, SnippetsTable } from '../../db/schema.js';
+import type { Ctx } from '../context.js';
+import { notFound } from '../errors.js';
+import { hasIdPrefix } from '../ids.js';
+import { toIso } from '../time.js';
+import type { Snippet } from './fields.js';
+import { publicUrl } from './links.js';
+
+/** Reading snippets as a caller may see them, and presenting them. */
+
+export const snippetColumns = [
+  'snippets.id',
+  'snippets.org_id',
+  'snippets.created_by',
+  'snippets.type',
+  'snippets.name',
+  'snippets.slug',
+  'snippets.category',
+  'snippets.tags',
+  'snippets.visibility',
+  'snippets.version',
+  'snippets.body',
+  'snippets.created_at',
+  'snippets.updated_at',
+] as const;
+
+export type SnippetRow = Omit<Selectable<SnippetsTable>, 'search'>;
+export type SnippetWithLink = SnippetRow & { link: string | null };
+
+export const snippetNotFound = () => notFound('snippet');
+
+/**
+ * The caller's organization, and of it what they may see: team snippets and their own
+ * private ones. Everything else is indistinguishable from a missing snippet.
+ *
+ * `snippets.org_id = $org and (snippets.visibility = 'team' or snippets.created_by = $me)`
+ */
+export function visibleTo(ctx: Ctx) {
+  return (eb: ExpressionBuilder<Database, 'snippets'>) =>
+    eb.and([
+      eb('snippets.org_id', '=', ctx.principal.orgId),
+      eb.or([eb('snippets.visibility', '=', 'team'), eb('snippets.created_by', '=', ctx.principal.memberId)]),
+    ]);
+}
+
+/** `ref` is an id (`snp_…`) or a slug; a slug never holds `_`, so the two cannot be confused. */
+export function byRef(ref: string) {
+  return (eb: ExpressionBuilder<Database, 'snippets'>) =>
+    hasIdPrefix(ref, 'snp') ? eb('snippets.id', '=', ref) : eb('snippets.slug', '=', ref);
+}
+
+/** One snippet with its active link, or 404 `snippet_not_found`. */
+export async function loadSnippet(ctx: Ctx, ref: string): Promise<SnippetWithLink> {
+  const row = await ctx.db
+    .selectFrom('snippets')
+    .leftJoin('snippet_links', (j) => j.onRef('snippet_links.snippet_id', '=', 'snippets.id').on('snippet_links.revoked_at', 'is', null))
+    .select([...snippetColumns, 'snippet_links.link'])
+    .where(visibleTo(ctx))
+    .where(byRef(ref))
+    .executeTakeFirst();
+  if (!row) throw snippetNotFound();
+  return row;
+}
+
+/** Locks the snippet's row for the rest of the write's transaction, or 404. */
+export async function lockSnippet(ctx: Ctx, ref: string): Promise<SnippetRow> {
+  const row = await ctx.db
+    .selectFrom('snippets')
+    .select(snippetColumns)
+    .where(visibleTo(ctx))
+    .where(byRef(ref))
+    .forUpdate()
+    .executeTakeFirst();
+  if (!row) throw snippetNotFound();
+  return row;
+}
+
+export function presentSnippet(ctx: Ctx, row: SnippetWithLink): Snippet {
+  return {
+    id: row.id,
+    org_id: row.org_id,
+    type: row.type,
+    name: row.name,
+    slug: row.slug,
+    category: row.category,
+    tags: row.tags,
+    visibility: row.visibility,
+    version: row.version,
+    public_url: row.link === null ? null : publicUrl(ctx, row.link),
+    body: row.body,
+    created_at: toIso(row.created_at),
+    updated_at: toIso(row.updated_at),
+  };
+}

@@ -1,0 +1,145 @@
+import { sql, type Kysely, type Updateable } from 'kysely';
+import type { z } from 'zod';
+import type { Database, SnippetsTable } from '../../db/schema.js';
+import type { Ctx } from '../context.js';
+import { forbidden } from '../errors.js';
+import { newId } from '../ids.js';
+import {
+  requireBodySize,
+  uniqueTags,
+  type createSnippetInput,
+  type Snippet,
+  type snippetRefInput,
+  type updateSnippetInput,
+} from './fields.js';
+import { issueLink, publicUrl, replaceLink } from './links.js';
+import { byRef, loadSnippet, lockSnippet, presentSnippet, snippetNotFound, visibleTo } from './rows.js';
+import { allocateSlug, slugFits, slugify } from './slug.js';
+
+/**
+ * Makes the snippet's current state its version row: a new row when the body made a new
+ * version, else the current version's row takes the new name, category and tags (a version
+ * row shows the snippet as it last was at that version). Copies inside Postgres, so a
+ * large body crosses the wire once.
+ *
+ * `insert into snippet_versions (…) select … from snippets where id = $1
+ *  on conflict (snippet_id, version) do update set name = excluded.name, …`
+ */
+async function recordVersion(db: Kysely<Database>, snippetId: string): Promise<void> {
+  await db
+    .insertInto('snippet_versions')
+    .columns(['snippet_id', 'version', 'org_id', 'created_by', 'name', 'category', 'tags', 'body'])
+    .expression(
+      db
+        .selectFrom('snippets')
+        .select(['id', 'version', 'org_id', 'created_by', 'name', 'category', 'tags', 'body'])
+        .where('id', '=', snippetId),
+    )
+    .onConflict((oc) =>
+      oc.columns(['snippet_id', 'version']).doUpdateSet((eb) => ({
+        name: eb.ref('excluded.name'),
+        category: eb.ref('excluded.category'),
+        tags: eb.ref('excluded.tags'),
+      })),
+    )
+    .execute();
+}
+
+/** A new snippet at version 1, with its slug and its public link. */
+export async function createSnippet(ctx: Ctx, input: z.infer<typeof createSnippetInput>): Promise<Snippet> {
+  requireBodySize(input.body);
+  const { orgId, memberId } = ctx.principal;
+  const id = newId('snp');
+  const slug = await allocateSlug(ctx.db, orgId, slugify(input.name));
+  await ctx.db
+    .insertInto('snippets')
+    .values({
+      id,
+      org_id: orgId,
+      created_by: memberId,
+      type: input.type,
+      name: input.name,
+      slug,
+      category: input.category ?? null,
+      tags: uniqueTags(input.tags),
+      visibility: input.visibility,
+      version: 1,
+      body: input.body,
+    })
+    .execute();
+  await recordVersion(ctx.db, id);
+  await issueLink(ctx.db, orgId, id);
+  return presentSnippet(ctx, await loadSnippet(ctx, id));
+}
+
+/**
+ * A snippet by id (`snp_…`) or slug, at its current version; 404 `snippet_not_found` when
+ * it does not exist, was deleted, is another organization's or another member's private one.
+ * For every face that takes what a person typed (`/snippet <slug or id>`).
+ */
+export async function findSnippet(ctx: Ctx, idOrSlug: string): Promise<Snippet> {
+  return presentSnippet(ctx, await loadSnippet(ctx, idOrSlug));
+}
+
+export async function getSnippet(ctx: Ctx, input: z.infer<typeof snippetRefInput>): Promise<Snippet> {
+  return findSnippet(ctx, input.id);
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
+}
+
+/**
+ * Changes any of body, name, category, tags and visibility. Only a different body makes a
+ * new version; a new name brings a new slug unless the current one already derives from it.
+ * Only the creator may change visibility (a teammate making it private would hide it from
+ * everyone but the creator).
+ */
+export async function updateSnippet(ctx: Ctx, input: z.infer<typeof updateSnippetInput>): Promise<Snippet> {
+  if (input.body !== undefined) requireBodySize(input.body);
+  const current = await lockSnippet(ctx, input.id);
+  const patch: Updateable<SnippetsTable> = {};
+  if (input.body !== undefined && input.body !== current.body) {
+    patch.body = input.body;
+    patch.version = current.version + 1;
+  }
+  if (input.name !== undefined && input.name !== current.name) {
+    patch.name = input.name;
+    const base = slugify(input.name);
+    if (!slugFits(current.slug, base)) patch.slug = await allocateSlug(ctx.db, current.org_id, base);
+  }
+  if (input.category !== undefined && input.category !== current.category) patch.category = input.category;
+  if (input.tags !== undefined) {
+    const tags = uniqueTags(input.tags);
+    if (!sameList(tags, current.tags)) patch.tags = tags;
+  }
+  if (input.visibility !== undefined && input.visibility !== current.visibility) {
+    if (current.created_by !== ctx.principal.memberId) {
+      throw forbidden('not_snippet_creator', "Only the snippet's creator can change its visibility.");
+    }
+    patch.visibility = input.visibility;
+  }
+  if (Object.keys(patch).length > 0) {
+    await ctx.db
+      .updateTable('snippets')
+      .set({ ...patch, updated_at: sql<string>`now()` })
+      .where('org_id', '=', current.org_id)
+      .where('id', '=', current.id)
+      .execute();
+    await recordVersion(ctx.db, current.id);
+  }
+  return presentSnippet(ctx, await loadSnippet(ctx, current.id));
+}
+
+/** Deletes the snippet with every version and link: all of them answer 404 from the commit on. */
+export async function deleteSnippet(ctx: Ctx, input: z.infer<typeof snippetRefInput>): Promise<void> {
+  const result = await ctx.db.deleteFrom('snippets').where(visibleTo(ctx)).where(byRef(input.id)).executeTakeFirst();
+  if (result.numDeletedRows === 0n) throw snippetNotFound();
+}
+
+/** Revokes the public link (404 from the commit on) and returns the new one. */
+export async function rotateSnippetLink(ctx: Ctx, input: z.infer<typeof snippetRefInput>): Promise<{ public_url: string }> {
+  const row = await lockSnippet(ctx, input.id);
+  const link = await replaceLink(ctx.db, row.org_id, row.id);
+  return { public_url: publicUrl(ctx, link) };
+}

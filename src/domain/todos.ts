@@ -1,0 +1,187 @@
+import { z } from 'zod';
+import type { Selectable } from 'kysely';
+import type { TodosTable } from '../db/schema.js';
+import { findCard } from './card-refs.js';
+import type { Ctx } from './context.js';
+import { insertCriteria } from './criteria.js';
+import { uniqueViolation } from './db-errors.js';
+import { AppError, notFound } from './errors.js';
+import { id, isoDate, label, pageQuery, queryBoolean } from './fields.js';
+import { newId } from './ids.js';
+import { before, pageLimit, readCursor, toPage, type Page } from './pagination.js';
+import { toIso } from './time.js';
+import { DUE_FILTERS, dueRange } from './todo-due.js';
+
+export const PRIORITIES = ['urgent', 'high', 'medium', 'low'] as const;
+export const TODO_SCOPES = ['org', 'personal'] as const;
+
+export const todoSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  priority: z.enum(PRIORITIES),
+  due_on: z.string().nullable(),
+  org_id: z.string().optional().describe('Absent for personal todos'),
+  card_id: z.string().optional().describe('Present when the todo mirrors a card criterion'),
+  criterion_id: z.string().optional().describe('The mirrored criterion, with card_id'),
+  done: z.boolean(),
+  done_at: z.string().nullable(),
+  created_at: z.string(),
+});
+export type Todo = z.infer<typeof todoSchema>;
+
+export const createTodoInput = z.object({
+  title: label(300),
+  priority: z.enum(PRIORITIES).default('medium'),
+  due_on: isoDate.optional(),
+  org_id: id('org').optional().describe('Your organization, for an organization todo; omit for a personal one'),
+  card_id: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe('Mirror a criterion of this card (id or ref): a new one titled like the todo, or criterion_id'),
+  criterion_id: id('crit').optional().describe('An existing criterion to mirror'),
+});
+
+export const listTodosInput = z.object({
+  ...pageQuery,
+  due: z.enum(DUE_FILTERS).optional().describe("overdue (not done, due before today), today, week (today and the 6 days after), in your time zone"),
+  done: queryBoolean.optional(),
+  scope: z.enum(TODO_SCOPES).optional().describe('org or personal; both when absent'),
+});
+
+export const todoIdInput = z.object({ id: id('todo') });
+
+type TodoRow = Pick<Selectable<TodosTable>, 'id' | 'title' | 'priority' | 'due_on' | 'org_id' | 'card_id' | 'criterion_id' | 'done' | 'done_at' | 'created_at'>;
+
+const todoColumns = ['id', 'title', 'priority', 'due_on', 'org_id', 'card_id', 'criterion_id', 'done', 'done_at', 'created_at'] as const;
+
+export function presentTodo(row: TodoRow): Todo {
+  const todo: Todo = {
+    id: row.id,
+    title: row.title,
+    priority: row.priority,
+    due_on: row.due_on,
+    done: row.done,
+    done_at: toIso(row.done_at),
+    created_at: toIso(row.created_at),
+  };
+  if (row.org_id !== null) todo.org_id = row.org_id;
+  if (row.card_id !== null) todo.card_id = row.card_id;
+  if (row.criterion_id !== null) todo.criterion_id = row.criterion_id;
+  return todo;
+}
+
+/** The criterion a new todo mirrors, made or found on the card; with whether it is ticked. */
+async function linkCriterion(
+  ctx: Ctx,
+  input: z.infer<typeof createTodoInput>,
+): Promise<{ cardId: string; criterionId: string; done: boolean } | undefined> {
+  const orgId = ctx.principal.orgId;
+  if (input.criterion_id !== undefined) {
+    const cardId = input.card_id === undefined ? undefined : (await findCard(ctx.db, orgId, input.card_id)).id;
+    let q = ctx.db.selectFrom('criteria').select(['id', 'card_id', 'done']).where('org_id', '=', orgId).where('id', '=', input.criterion_id);
+    if (cardId !== undefined) q = q.where('card_id', '=', cardId);
+    const row = await q.executeTakeFirst();
+    if (!row) throw notFound('criterion');
+    return { cardId: row.card_id, criterionId: row.id, done: row.done };
+  }
+  if (input.card_id === undefined) return undefined;
+  const card = await findCard(ctx.db, orgId, input.card_id, true);
+  const [criterionId] = await insertCriteria(ctx.db, orgId, card.id, [input.title]);
+  return { cardId: card.id, criterionId: criterionId!, done: false };
+}
+
+/**
+ * A todo of the caller's own: personal without `org_id`, or in the caller's organization.
+ * With `card_id` it mirrors a criterion of that card (so it belongs to the organization),
+ * and starts done when that criterion is already ticked.
+ */
+export async function createTodo(ctx: Ctx, input: z.infer<typeof createTodoInput>): Promise<Todo> {
+  if (input.org_id !== undefined && input.org_id !== ctx.principal.orgId) throw notFound('organization');
+  const link = await linkCriterion(ctx, input);
+  const now = ctx.clock().toISOString();
+  try {
+    const row = await ctx.db
+      .insertInto('todos')
+      .values({
+        id: newId('todo'),
+        member_id: ctx.principal.memberId,
+        org_id: link || input.org_id !== undefined ? ctx.principal.orgId : null,
+        title: input.title,
+        priority: input.priority,
+        due_on: input.due_on ?? null,
+        card_id: link?.cardId ?? null,
+        criterion_id: link?.criterionId ?? null,
+        done: link?.done ?? false,
+        done_at: link?.done ? now : null,
+      })
+      .returning(todoColumns)
+      .executeTakeFirstOrThrow();
+    return presentTodo(row);
+  } catch (err) {
+    if (uniqueViolation(err) !== undefined) {
+      throw new AppError('criterion_already_linked', 409, 'Another todo already mirrors that criterion.');
+    }
+    throw err;
+  }
+}
+
+/**
+ * Sets a todo done or not, and its mirrored criterion with it, in the write's transaction.
+ * The todo row is locked first: of many concurrent calls one changes it and the rest find it
+ * already in that state and change nothing, so a criterion is never ticked twice.
+ */
+export async function setTodoDone(ctx: Ctx, todoId: string, done: boolean): Promise<Todo> {
+  const row = await ctx.db
+    .selectFrom('todos')
+    .select(todoColumns)
+    .where('member_id', '=', ctx.principal.memberId)
+    .where('id', '=', todoId)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!row) throw notFound('todo');
+  if (row.done === done) return presentTodo(row);
+  const now = ctx.clock().toISOString();
+  const updated = await ctx.db
+    .updateTable('todos')
+    .set({ done, done_at: done ? now : null, updated_at: now })
+    .where('id', '=', row.id)
+    .returning(todoColumns)
+    .executeTakeFirstOrThrow();
+  if (row.criterion_id !== null) {
+    await ctx.db
+      .updateTable('criteria')
+      .set({ done, updated_at: now })
+      .where('org_id', '=', ctx.principal.orgId)
+      .where('id', '=', row.criterion_id)
+      .execute();
+  }
+  return presentTodo(updated);
+}
+
+export const completeTodo = (ctx: Ctx, input: z.infer<typeof todoIdInput>) => setTodoDone(ctx, input.id, true);
+export const reopenTodo = (ctx: Ctx, input: z.infer<typeof todoIdInput>) => setTodoDone(ctx, input.id, false);
+
+/** The caller's own todos, newest first; due filters use the caller's time zone. */
+export async function listTodos(ctx: Ctx, input: z.infer<typeof listTodosInput>): Promise<Page<Todo>> {
+  const memberId = ctx.principal.memberId;
+  const scope = ['todos', memberId, input.due ?? null, input.done ?? null, input.scope ?? null];
+  const at = readCursor(input.cursor, scope);
+  const limit = pageLimit(input);
+  let q = ctx.db.selectFrom('todos').select(todoColumns).where('member_id', '=', memberId);
+  if (input.scope === 'org') q = q.where('org_id', '=', ctx.principal.orgId);
+  if (input.scope === 'personal') q = q.where('org_id', 'is', null);
+  if (input.done !== undefined) q = q.where('done', '=', input.done);
+  if (input.due !== undefined) {
+    const member = await ctx.db.selectFrom('members').select('tz').where('id', '=', memberId).executeTakeFirst();
+    const range = dueRange(input.due, ctx.clock(), member?.tz ?? null);
+    if (range.before !== undefined) q = q.where('due_on', '<', range.before).where('done', '=', false);
+    if (range.from !== undefined) q = q.where('due_on', '>=', range.from);
+    if (range.to !== undefined) q = q.where('due_on', '<=', range.to);
+  }
+  if (at) q = q.where(before('created_at', 'id', at, 'timestamptz'));
+  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  return toPage(rows, limit, (r) => ({ key: r.created_at, id: r.id }), presentTodo, scope);
+}
