@@ -1,0 +1,19 @@
+import type pg from 'pg';
+import type { Target } from './measure.js';
+
+export interface BenchContext {
+  /** The running tack server. */
+  url: string;
+  /** Owner token with every scope. */
+  token: string;
+  /** The bench database, for seeding with SQL. */
+  pool: pg.Pool;
+}
+
+/** A group of measurements: seeds what it needs, then names its load targets. */
+export interface Scenario {
+  name: string;
+  setup(ctx: BenchContext): Promise<Target[]>;
+  /** Measurements that are not request rates (e.g. a sweep's duration); printed as lines. */
+  extra?(ctx: BenchContext): Promise<string[]>;
+}

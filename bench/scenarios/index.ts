@@ -1,0 +1,6 @@
+import type { Scenario } from '../scenario.js';
+import { cards } from './cards.js';
+import { me } from './me.js';
+import { snippets } from './snippets.js';
+
+export const scenarios: Scenario[] = [me, snippets, cards];
