@@ -119,8 +119,8 @@ const HOSTILE_VALUES: [string, unknown][] = [
 ];
 // Raw JSON spliced into every field at once (things JSON.stringify cannot make).
 const HOSTILE_RAW: [string, string][] = [
-  ['deep array', deepArray(5_000)],
-  ['deep object', deepObject(5_000)],
+  ['deep array', deepArray(20_000)],
+  ['deep object', deepObject(20_000)],
   ['__proto__ inside', '{"__proto__":{"polluted":true}}'],
 ];
 
