@@ -46,6 +46,14 @@ describe('the error envelope on every error path', () => {
     expectEnvelope(await t.api('POST', '/v1/tokens', { token: 'tack_live_nope', body: { name: 'x' } }), 401, 'unauthorized');
   });
 
+  it('401 before the body is read: no 400, 413 or 415 for a caller without a valid token', async () => {
+    for (const token of [null, 'tack_live_nope']) {
+      expectEnvelope(await t.api('POST', '/v1/tokens', { token, raw: '{', headers: json }), 401, 'unauthorized');
+      expectEnvelope(await t.api('POST', '/v1/tokens', { token, raw: 'x', headers: { 'content-type': 'text/plain' } }), 401, 'unauthorized');
+      expectEnvelope(await t.api('POST', '/v1/tokens', { token, raw: 'x'.repeat(5 * 1024 * 1024), headers: json }), 401, 'unauthorized');
+    }
+  });
+
   it('403 insufficient_scope for a token without the scope', async () => {
     const reader = await t.api('POST', '/v1/tokens', { body: { name: 'reader', scopes: ['read'] } });
     expect(reader.status).toBe(201);
