@@ -1,3 +1,6 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrations } from '../src/db/migrations/index.js';
 import { generateToken } from '../src/domain/token-format.js';
@@ -118,6 +121,7 @@ describe('start-up', () => {
     expect((await second.kill('SIGTERM')).code).toBe(0);
   });
 
+  const NOT_PEM = join(tmpdir(), `tack-not-pem-${process.pid}.pem`);
   const invalid: [string, Record<string, string>, string][] = [
     ['PORT=abc', { PORT: 'abc' }, 'PORT'],
     ['PORT=70000', { PORT: '70000' }, 'PORT'],
@@ -132,13 +136,25 @@ describe('start-up', () => {
     ['TLS_CERT_FILE alone', { TLS_CERT_FILE: '/nonexistent/cert.pem' }, 'TLS_KEY_FILE'],
     ['TLS files that do not exist', { TLS_CERT_FILE: '/nonexistent/cert.pem', TLS_KEY_FILE: '/nonexistent/key.pem' }, 'TLS_CERT_FILE'],
     ['LOG_LEVEL=loud', { LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    ['TLS files that are not PEM', { TLS_CERT_FILE: NOT_PEM, TLS_KEY_FILE: NOT_PEM }, 'TLS_CERT_FILE'],
   ];
   it('stops with one line on stderr naming the variable for invalid configuration', { timeout: 120_000 }, async () => {
+    writeFileSync(NOT_PEM, 'not a certificate\n');
+    cleanups.push(async () => rmSync(NOT_PEM, { force: true }));
     // A database that must stay untouched: start-up fails before migrating or bootstrapping it.
     const db = await database();
-    const results = await Promise.all(
-      invalid.map(async ([label, env, variable]) => ({ label, variable, env, r: await runTack(['serve'], { DATABASE_URL: db.url, ...env }) })),
+    // A few at a time: a dozen Node processes at once would only fight over two cores.
+    const results: { label: string; variable: string; env: Record<string, string>; r: Awaited<ReturnType<typeof runTack>> }[] = [];
+    const queue = [...invalid];
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        for (let next = queue.shift(); next; next = queue.shift()) {
+          const [label, env, variable] = next;
+          results.push({ label, variable, env, r: await runTack(['serve'], { DATABASE_URL: db.url, ...env }) });
+        }
+      }),
     );
+    expect(results).toHaveLength(invalid.length);
     for (const { label, variable, env, r } of results) {
       const lines = r.stderr.filter((l) => l.trim() !== '');
       expect(r.code, `${label}: exit code`).not.toBe(0);
