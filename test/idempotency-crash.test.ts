@@ -20,7 +20,7 @@ const env = () => ({ DATABASE_URL: db.url, TACK_BOOTSTRAP_TOKEN: token });
 const count = async (sql: string, params: unknown[]) => (await db.query(sql, params))[0].n as number;
 
 describe('a server killed in the middle of a write', () => {
-  it('leaves neither the write nor its idempotency key, and the retry creates exactly one token', async () => {
+  it('leaves neither the write nor its idempotency key, and the retry creates exactly one token', { timeout: 150_000 }, async () => {
     server = await spawnTack(env());
     const api = apiClient(server.url, token);
     expect((await api('GET', '/v1/me')).status).toBe(200);

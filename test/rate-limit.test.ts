@@ -100,7 +100,7 @@ describe('rate limits (contract §5)', () => {
     expect(ttl).toBeLessThanOrEqual(60_000);
   });
 
-  it('keeps answering from memory while Redis is down, and /readyz follows Redis', async () => {
+  it('keeps answering from memory while Redis is down, and /readyz follows Redis', { timeout: 90_000 }, async () => {
     const redis: PrivateRedis = await startPrivateRedis();
     cleanups.push(() => redis.stop());
     const t = await server({ RATE_LIMIT_PER_MINUTE: '1000', REDIS_URL: redis.url });
