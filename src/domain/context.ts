@@ -17,6 +17,12 @@ export interface Principal {
    * any member or token change); absent for principals built elsewhere (Slack).
    */
   profile?: Profile;
+  /**
+   * A key only the token's holder can reproduce (an HMAC keyed by the token itself), so
+   * stored idempotent responses (a new token's secret, say) are kept encrypted; absent for
+   * principals without a token.
+   */
+  replaySecret?: Buffer;
 }
 
 export interface Profile {
