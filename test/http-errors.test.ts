@@ -124,7 +124,6 @@ describe('the error envelope on every error path', () => {
     await t.database!.query('alter table members rename to members_gone');
     try {
       for (const [method, path, body] of [
-        ['GET', '/v1/me', undefined],
         ['GET', '/v1/members', undefined],
         ['POST', '/v1/members', { name: 'Broken' }],
       ] as const) {
