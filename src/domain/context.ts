@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, Role } from '../db/schema.js';
+import type { Member } from './members.js';
 
 export const SCOPES = ['read', 'write', 'replay', 'config:write'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -26,16 +27,7 @@ export interface Principal {
 }
 
 export interface Profile {
-  member: {
-    id: string;
-    org_id: string;
-    name: string;
-    email: string | null;
-    role: Role;
-    slack_user_id: string | null;
-    tz: string | null;
-    created_at: string;
-  };
+  member: Member;
   org: { id: string; slug: string; name: string };
 }
 
