@@ -87,7 +87,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const issue = parsed.error.issues[0]!;
     const variable = String(issue.path[0] ?? 'environment');
     const shown = env[variable];
-    const value = shown === undefined || /TOKEN|SECRET|KEY/.test(variable) ? '' : ` (got ${JSON.stringify(shown)})`;
+    // URLs may carry a password (postgres://user:password@host), so they are not echoed either.
+    const value = shown === undefined || /TOKEN|SECRET|KEY|URL/.test(variable) ? '' : ` (got ${JSON.stringify(shown)})`;
     throw new ConfigError(variable, `${issue.message}${value}`);
   }
   const e = parsed.data;

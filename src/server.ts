@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { createSecureContext } from 'node:tls';
 import type { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
-import type { Config } from './config.js';
+import { ConfigError, type Config } from './config.js';
 import { authNotifications } from './db/auth-notifications.js';
 import { connect, type DbHandle } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -31,6 +32,8 @@ const PRUNE_EVERY_MS = 60 * 60 * 1000;
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const log = options.log ?? pino({ level: config.logLevel });
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  // Before the database: a bad file must stop start-up before it migrates or prints a token.
+  const https = config.tls ? readTls(config.tls) : undefined;
   const db = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   let redis: Redis | undefined;
   let notifications: ReturnType<typeof authNotifications> | undefined;
@@ -43,9 +46,6 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       print(boot.generatedToken);
     }
     redis = config.redisUrl ? connectRedis(config.redisUrl, log) : undefined;
-    const https = config.tls
-      ? { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }
-      : undefined;
     let onAuthChanged: (() => void) | undefined;
     const built = await buildApp({ config, db: db.db, log, redis, https, clock: options.clock, onAuthChanged: () => onAuthChanged?.() });
     if (db.pool) {
@@ -85,4 +85,22 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     await db.close();
     throw err;
   }
+}
+
+function readTls(tls: { certFile: string; keyFile: string }): { cert: Buffer; key: Buffer } {
+  const read = (variable: string, file: string) => {
+    try {
+      return readFileSync(file);
+    } catch (err) {
+      throw new ConfigError(variable, `cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  };
+  const pair = { cert: read('TLS_CERT_FILE', tls.certFile), key: read('TLS_KEY_FILE', tls.keyFile) };
+  try {
+    createSecureContext(pair);
+  } catch (err) {
+    const reason = ((err as Error).message ?? '').replace(/^error:[0-9A-F]+:/i, '');
+    throw new ConfigError('TLS_CERT_FILE', `not a usable PEM certificate and key pair with TLS_KEY_FILE (${reason})`);
+  }
+  return pair;
 }

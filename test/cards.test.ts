@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOtherOrg } from './helpers/other-org.js';
+import { createSecondOrg } from './helpers/second-org.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let t: TestServer;
@@ -200,7 +200,7 @@ describe('cards', () => {
   });
 
   it("hides another organization's boards and cards as 404", async () => {
-    const other = await createOtherOrg(t.database!.url);
+    const other = await createSecondOrg(t.server.db.db);
     const c = await card({ board: 'eng', title: 'private' });
     for (const path of [`/v1/cards/${c.id}`, `/v1/cards/${c.ref}`, `/v1/cards/${c.id}/criteria`]) {
       const res = await t.api('GET', path, { token: other.token });

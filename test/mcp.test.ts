@@ -170,6 +170,24 @@ describe.each(transports)('over %s', (_name, connect) => {
     const made = (await client.callTool({ name: 'createToken', arguments: { name: `child ${_name}`, scopes: ['read'] } })) as CallToolResult;
     expect((made.structuredContent as { agent: boolean }).agent).toBe(true);
   });
+
+  it('refuses an agent a gated move to done, and lets a human make it', async () => {
+    const slug = `gate-${_name.replace(/\W+/g, '-').toLowerCase()}`.slice(0, 40);
+    const board = await t.api('POST', '/v1/boards', { body: { name: `Gate ${_name}`, slug, ref_prefix: _name === 'stdio' ? 'GS' : 'GH', gated: true } });
+    expect(board.status).toBe(201);
+    const card = await t.api('POST', '/v1/cards', { body: { board: board.body.id, title: 'Ship it' } });
+    expect(card.status).toBe(201);
+    const bot = await connect(agent);
+    const refused = (await bot.callTool({ name: 'moveCard', arguments: { id: card.body.id, workflow_status: 'done', title: 'renamed by bot' } })) as CallToolResult;
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toContain('gated_move_requires_human');
+    const unchanged = await t.api('GET', `/v1/cards/${card.body.id}`);
+    expect(unchanged.body).toMatchObject({ workflow_status: 'backlog', title: 'Ship it' });
+    const human = await connect(t.token);
+    const moved = (await human.callTool({ name: 'moveCard', arguments: { id: card.body.id, workflow_status: 'done' } })) as CallToolResult;
+    expect(moved.isError).toBeFalsy();
+    expect((moved.structuredContent as { workflow_status: string }).workflow_status).toBe('done');
+  });
 });
 
 describe('the /mcp endpoint', () => {

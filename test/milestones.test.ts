@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOtherOrg } from './helpers/other-org.js';
+import { createSecondOrg } from './helpers/second-org.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let t: TestServer;
@@ -37,7 +37,7 @@ describe('milestones', () => {
     const next = await t.api('GET', `/v1/milestones?limit=1&cursor=${list.body.next_cursor}`);
     expect(next.body.data.map((x: { ref: string }) => x.ref)).toEqual(['M3']);
 
-    const other = await createOtherOrg(t.database!.url);
+    const other = await createSecondOrg(t.server.db.db);
     const theirs = await t.api('POST', '/v1/milestones', { token: other.token, body: { ref: 'M3', name: 'Theirs' } });
     expect(theirs.status).toBe(201);
     expect((await t.api('GET', '/v1/milestones/M3/status')).body.name).toBe('March');

@@ -97,6 +97,22 @@ describe('authentication', () => {
     expect((await t.api('GET', '/v1/me', { token: tok.body.token })).status).toBe(401);
   });
 
+  it('keeps a new token\'s secret out of the idempotency records, yet replays it to its caller', async () => {
+    const headers = { 'idempotency-key': 'secret-replay-1' };
+    const first = await t.api('POST', '/v1/tokens', { headers, body: { name: 'replayed', scopes: ['read'] } });
+    expect(first.status).toBe(201);
+    const again = await t.api('POST', '/v1/tokens', { headers, body: { name: 'replayed', scopes: ['read'] } });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.text).toBe(first.text);
+    const pg = await import('pg');
+    const client = new pg.default.Client({ connectionString: t.database!.url });
+    await client.connect();
+    const { rows } = await client.query('select body from idempotency_keys');
+    await client.end();
+    expect(rows.length).toBeGreaterThan(0);
+    expect(JSON.stringify(rows)).not.toContain(first.body.token);
+  });
+
   it('stores only a hash of each token', async () => {
     const pg = await import('pg');
     const client = new pg.default.Client({ connectionString: t.database!.url });

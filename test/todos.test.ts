@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOtherOrg } from './helpers/other-org.js';
+import { createSecondOrg } from './helpers/second-org.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let t: TestServer;
@@ -47,7 +47,7 @@ describe('todos', () => {
   });
 
   it('refuses another organization id and bad priorities', async () => {
-    const other = await createOtherOrg(t.database!.url);
+    const other = await createSecondOrg(t.server.db.db);
     const res = await t.api('POST', '/v1/todos', { body: { title: 'x', org_id: other.orgId } });
     expect(res.status).toBe(404);
     expect(res.body.code).toBe('organization_not_found');

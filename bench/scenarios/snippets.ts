@@ -27,6 +27,7 @@ export const snippets: Scenario = {
       `insert into snippet_versions (snippet_id, version, org_id, created_by, name, category, tags, body)
        select id, 1, org_id, created_by, name, category, tags, body from snippets`,
     );
+    await ctx.pool.query(`insert into snippet_links (link, snippet_id, org_id) select md5(id) || md5(id || 'x'), id, org_id from snippets`);
     await ctx.pool.query('analyze');
     const auth = { authorization: `Bearer ${ctx.token}` };
     const list = `${ctx.url}/v1/snippets?limit=25`;

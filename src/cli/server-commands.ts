@@ -18,6 +18,7 @@ async function loadConfigOrExit() {
 
 function startupFailure(err: unknown): never {
   const e = err as { name?: string; code?: string; message?: string };
+  if (e.name === 'ConfigError') fail(`invalid configuration: ${e.message ?? ''}`);
   if (e.name === 'DataDirInUseError') fail(e.message ?? 'DATA_DIR is in use');
   if (e.code === 'ECONNREFUSED' || e.code === 'ENOTFOUND' || e.code === '3D000' || e.code === '28P01' || e.code === '28000') {
     fail(`cannot reach the database at DATABASE_URL (${e.code}): ${e.message ?? ''}`.trim());

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Principal, Scope } from './context.js';
@@ -57,6 +58,7 @@ export async function authenticateToken(db: Kysely<Database>, token: string, now
       role: row.role,
       scopes: row.scopes as Scope[],
       agent: row.agent,
+      replaySecret: createHmac('sha256', token).update('tack idempotent replay v1').digest(),
       profile: {
         member: presentMember({ ...row, id: row.member_id }),
         org: { id: row.org_id, slug: row.org_slug, name: row.org_name },

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, Role } from '../db/schema.js';
+import type { Member } from './members.js';
 
 export const SCOPES = ['read', 'write', 'replay', 'config:write'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -17,19 +18,16 @@ export interface Principal {
    * any member or token change); absent for principals built elsewhere (Slack).
    */
   profile?: Profile;
+  /**
+   * A key only the token's holder can reproduce (an HMAC keyed by the token itself), so
+   * stored idempotent responses (a new token's secret, say) are kept encrypted; absent for
+   * principals without a token.
+   */
+  replaySecret?: Buffer;
 }
 
 export interface Profile {
-  member: {
-    id: string;
-    org_id: string;
-    name: string;
-    email: string | null;
-    role: Role;
-    slack_user_id: string | null;
-    tz: string | null;
-    created_at: string;
-  };
+  member: Member;
   org: { id: string; slug: string; name: string };
 }
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { AppError } from './errors.js';
@@ -31,6 +31,32 @@ export interface IdempotencySlot {
   operation: string;
   key: string;
   hash: string;
+  /** When set, the stored body is sealed with it (AES-256-GCM), so the table never holds a secret in clear. */
+  secret?: Buffer | undefined;
+}
+
+const SEALED = 'sealed:v1:';
+
+function slotLabel(slot: IdempotencySlot): Buffer {
+  return Buffer.from(`${slot.owner} ${slot.operation} ${slot.key}`);
+}
+
+function seal(body: string, slot: IdempotencySlot & { secret: Buffer }): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', slot.secret, iv);
+  cipher.setAAD(slotLabel(slot));
+  const data = Buffer.concat([cipher.update(body, 'utf8'), cipher.final()]);
+  return SEALED + Buffer.concat([iv, cipher.getAuthTag(), data]).toString('base64');
+}
+
+function unseal(stored: string, slot: IdempotencySlot): string {
+  if (!stored.startsWith(SEALED)) return stored;
+  if (!slot.secret) throw new Error('a sealed idempotent response needs the caller\'s replay secret');
+  const raw = Buffer.from(stored.slice(SEALED.length), 'base64');
+  const decipher = createDecipheriv('aes-256-gcm', slot.secret, raw.subarray(0, 12));
+  decipher.setAAD(slotLabel(slot));
+  decipher.setAuthTag(raw.subarray(12, 28));
+  return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
 }
 
 /**
@@ -58,11 +84,13 @@ export async function claimKey(trx: Kysely<Database>, slot: IdempotencySlot): Pr
   if (existing.request_hash !== slot.hash) {
     throw new AppError('idempotency_key_reused', 409, 'This Idempotency-Key was already used with a different request.');
   }
-  return { status: existing.status, body: existing.body };
+  return { status: existing.status, body: existing.body === null ? null : unseal(existing.body, slot) };
 }
 
 /** Records the response in the same transaction as the write it guards. */
 export async function recordKey(trx: Kysely<Database>, slot: IdempotencySlot, response: StoredResponse): Promise<void> {
+  const secret = slot.secret;
+  const body = response.body !== null && secret ? seal(response.body, { ...slot, secret }) : response.body;
   await trx
     .insertInto('idempotency_keys')
     .values({
@@ -71,14 +99,14 @@ export async function recordKey(trx: Kysely<Database>, slot: IdempotencySlot, re
       key: slot.key,
       request_hash: slot.hash,
       status: response.status,
-      body: response.body,
+      body,
     })
     // Only an expired record can be in the way here (a live one was replayed above).
     .onConflict((oc) =>
       oc.columns(['token_id', 'operation', 'key']).doUpdateSet({
         request_hash: slot.hash,
         status: response.status,
-        body: response.body,
+        body,
         created_at: sql`now()`,
       }),
     )

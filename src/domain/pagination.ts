@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import { AppError } from './errors.js';
+import { pgTimestamp } from './time.js';
 
 export const DEFAULT_LIMIT = 25;
 export const MAX_LIMIT = 100;
@@ -60,12 +61,28 @@ export function pageLimit(input: PageInput): number {
   return input.limit ?? DEFAULT_LIMIT;
 }
 
+// Postgres timestamptz text as tack stores it: `2026-11-21 09:00:00.123456+00`.
+const PG_TIMESTAMPTZ = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}(:?\d{2})?)$/;
+// No NUL (Postgres text cannot hold it) and a sane length.
+const SAFE_TEXT = /^[^\u0000]{1,512}$/;
+
+export type SortCast = 'timestamptz' | 'integer' | 'text';
+
+function fitsCast(key: string | number, cast: SortCast): boolean {
+  if (cast === 'integer') return typeof key === 'number' ? Number.isSafeInteger(key) : /^-?\d{1,15}$/.test(key);
+  if (typeof key !== 'string') return false;
+  if (cast === 'timestamptz') return PG_TIMESTAMPTZ.test(key) && !Number.isNaN(pgTimestamp(key).getTime());
+  return SAFE_TEXT.test(key);
+}
+
 /**
  * The keyset condition for newest-first lists: `(sort, id) < (key, id)`, a row comparison
  * that a `(…, sort desc, id desc)` index serves. `cast` names the sort column's type so a
  * text key compares as that type (`timestamptz`, `date`, `integer`).
  */
-export function before(sortColumn: string, idColumn: string, at: Position, cast: 'timestamptz' | 'integer' | 'text'): RawBuilder<boolean> {
+export function before(sortColumn: string, idColumn: string, at: Position, cast: SortCast): RawBuilder<boolean> {
+  // A cursor is only base64 JSON: an edited one must be refused here, not fail in Postgres's cast.
+  if (!fitsCast(at.key, cast) || !SAFE_TEXT.test(at.id)) throw invalidCursor();
   return sql<boolean>`(${sql.ref(sortColumn)}, ${sql.ref(idColumn)}) < (cast(${at.key} as ${sql.raw(cast)}), ${at.id})`;
 }
 

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type https from 'node:https';
 import Fastify, { LogController, type FastifyHttpsOptions, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -13,6 +12,7 @@ import type { Operation } from '../operations/operation.js';
 import type { Runtime } from '../operations/execute.js';
 import { registerSlack } from '../slack/plugin.js';
 import { AuthCache } from './auth-cache.js';
+import { clientErrorHandler, frameworkErrors, newRequestId } from './client-errors.js';
 import { envelopeFor, sendError } from './envelope.js';
 import { registerHealth } from './health.js';
 import { registerJsonParser } from './json-parser.js';
@@ -48,9 +48,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     loggerInstance: deps.log,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
-    genReqId: () => `req_${randomBytes(12).toString('hex')}`,
+    genReqId: newRequestId,
+    frameworkErrors,
+    clientErrorHandler,
     requestIdHeader: false,
-    return503OnClosing: true,
+    // Requests that arrive while draining get the envelope from the onRequest hook instead.
+    return503OnClosing: false,
     routerOptions: { maxParamLength: 500, ignoreTrailingSlash: true },
   };
   // Fastify's HTTPS overload returns an instance typed for https.Server; the app itself does
@@ -91,8 +94,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     return reply.code(404).send(envelopeFor(404, request.id));
   });
 
+  let draining = false;
+  app.addHook('preClose', async () => {
+    draining = true;
+  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
+    if (draining) {
+      reply.header('Connection', 'close').header('Retry-After', '1');
+      throw new AppError('shutting_down', 503, 'The server is shutting down; retry shortly.');
+    }
     if (!request.url.startsWith('/v1/') && request.url !== '/v1' && !isMcpUrl(request.url)) return;
     let key: string | undefined;
     const header = request.headers.authorization;

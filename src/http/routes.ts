@@ -46,9 +46,12 @@ export function registerOperationRoutes(app: FastifyInstance, ops: readonly Oper
         ...(op.body ? { body: op.body } : {}),
         response: op.output ? { [op.status]: op.output } : { 204: z.null().describe('No content') },
       },
-      // Fail on auth before the body is read or validated.
-      preValidation: async (request) => {
+      // Fail on auth before the body is read (no 4 MiB upload, 413 or 415 for a caller without a token).
+      preParsing: async (request, _reply, payload) => {
         principalOf(request);
+        return payload;
+      },
+      preValidation: async (request) => {
         if (op.body && request.body === undefined) request.body = {};
       },
       handler: async (request, reply) => {

@@ -40,7 +40,7 @@ export async function execute(
   }
   requireWriter(principal);
   const slot: IdempotencySlot | undefined = idempotencyKey
-    ? { owner: principal.tokenId ?? `member:${principal.memberId}`, operation: op.name, key: idempotencyKey, hash: requestHash(input) }
+    ? { owner: principal.tokenId ?? `member:${principal.memberId}`, operation: op.name, key: idempotencyKey, hash: requestHash(input), secret: principal.replaySecret }
     : undefined;
   const outcome = await rt.db.transaction().execute(async (trx) => {
     if (slot) {

@@ -1,0 +1,38 @@
+import { randomBytes } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { envelopeFor, sendError } from './envelope.js';
+
+/** `req_` + 24 hex characters; also used for answers written before Fastify has a request. */
+export function newRequestId(): string {
+  return `req_${randomBytes(12).toString('hex')}`;
+}
+
+/**
+ * Errors Fastify's router raises before any hook runs (a URL with bad percent-encoding, a
+ * parameter over the length limit). Without this they get Fastify's own body, which echoes
+ * the URL and has no request id.
+ */
+export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('X-Request-Id', request.id);
+  sendError(err, request, reply);
+}
+
+/**
+ * Requests Node's HTTP parser refuses (headers or URL over the size limit, broken framing)
+ * never reach Fastify: answer them in the envelope too, then close the connection as Node does.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+  const id = newRequestId();
+  const body = JSON.stringify(envelopeFor(status, id));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${id}\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
