@@ -1,4 +1,4 @@
-import autocannon from 'autocannon';
+import autocannon, { type Request as LoadRequest } from 'autocannon';
 
 export interface Measurement {
   name: string;
@@ -21,8 +21,11 @@ export interface Target {
   method?: string;
   headers?: Record<string, string>;
   body?: string;
-  /** A sequence of requests cycled through per connection (e.g. one cursor after another). */
-  requests?: Array<{ method?: string; path?: string; headers?: Record<string, string>; body?: string }>;
+  /**
+   * A sequence of requests cycled through per connection (e.g. one cursor after another);
+   * one with `setupRequest` is built afresh before each send (e.g. newly signed).
+   */
+  requests?: LoadRequest[];
 }
 
 /** A short warm-up (JIT, pools, caches), then the measured run. */
@@ -48,6 +51,11 @@ export async function measure(target: Target, load: LoadOptions): Promise<Measur
   };
 }
 
+/** Two decimals, or two significant digits for a ratio too small to show in two decimals. */
+function ratio(r: number): string {
+  return r >= 0.1 || r === 0 ? r.toFixed(2) : r.toPrecision(2);
+}
+
 export function table(rows: Measurement[], baseline: Measurement): string {
   const head = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'ratio to baseline', 'errors/non-2xx'];
   const body = rows.map((m) => [
@@ -55,7 +63,7 @@ export function table(rows: Measurement[], baseline: Measurement): string {
     m.rps.toFixed(0),
     m.p50.toFixed(1),
     m.p99.toFixed(1),
-    (m.rps / baseline.rps).toFixed(2),
+    ratio(m.rps / baseline.rps),
     `${m.errors}/${m.non2xx}`,
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));

@@ -45,7 +45,9 @@ async function main(): Promise<void> {
   let baseline: Child | undefined;
   let tack: Child | undefined;
   const pool = new pg.Pool({ connectionString: databaseUrl(dbName), max: 4 });
+  const scenarioEnv: Record<string, string> = {};
   try {
+    for (const scenario of selected) Object.assign(scenarioEnv, await scenario.env?.());
     baseline = await startProcess(process.execPath, ['--import', 'tsx', `${root}bench/baseline-server.ts`, '0'], process.env, /^listening (\d+)/, (m) => `http://127.0.0.1:${m[1]}`);
     tack = await startProcess(
       process.execPath,
@@ -59,6 +61,7 @@ async function main(): Promise<void> {
         RATE_LIMIT_PER_MINUTE: '1000000',
         LOG_LEVEL: 'warn',
         REDIS_URL: process.env.BENCH_REDIS_URL ?? '',
+        ...scenarioEnv,
       },
       /listening on (\S+)/,
       (m) => m[1]!,
@@ -84,6 +87,7 @@ async function main(): Promise<void> {
   } finally {
     await tack?.stop();
     await baseline?.stop();
+    for (const scenario of selected) await scenario.close?.();
     await pool.end();
     await admin(`drop database if exists ${dbName} with (force)`);
   }

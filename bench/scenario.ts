@@ -13,7 +13,11 @@ export interface BenchContext {
 /** A group of measurements: seeds what it needs, then names its load targets. */
 export interface Scenario {
   name: string;
+  /** Environment the server needs for this scenario (e.g. Slack's), got before it starts. */
+  env?(): Promise<Record<string, string>>;
   setup(ctx: BenchContext): Promise<Target[]>;
   /** Measurements that are not request rates (e.g. a sweep's duration); printed as lines. */
   extra?(ctx: BenchContext): Promise<string[]>;
+  /** Stops what `env` started, after the server has stopped. */
+  close?(): Promise<void>;
 }

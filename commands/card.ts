@@ -52,7 +52,6 @@ export function parseCardCommand(text: string): CardCommand {
 
 export const cardCommand: CommandHandler = async (text, ctx) => {
   const cmd = parseCardCommand(text);
-  // TODO(issue 4): getCard and moveCard arrive with the cards operations.
   if (cmd.kind === 'show') return cardView(await ctx.call<CardView>('getCard', { id: cmd.ref }));
   return cardMovedView(await ctx.call<CardView>('moveCard', { id: cmd.ref, workflow_status: cmd.status }));
 };

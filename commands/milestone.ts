@@ -45,7 +45,6 @@ export const milestoneCommand: CommandHandler = async (text, ctx) => {
   const cmd = parseMilestoneCommand(text);
   switch (cmd.kind) {
     case 'status': {
-      // TODO(issue 4): getMilestoneStatus arrives with the milestones operations.
       const m = await ctx.call<MilestoneView>('getMilestoneStatus', { ref: cmd.ref });
       return milestoneStatusView(m);
     }

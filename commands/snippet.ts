@@ -18,6 +18,5 @@ export function parseSnippetCommand(text: string): SnippetCommand {
 
 export const snippetCommand: CommandHandler = async (text, ctx) => {
   const cmd = parseSnippetCommand(text);
-  // TODO(issue 3): getSnippet arrives with the snippets operations (it takes an id or a slug).
   return snippetView(await ctx.call<SnippetView>('getSnippet', { id: cmd.id }));
 };

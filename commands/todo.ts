@@ -1,7 +1,7 @@
-import { TZDate } from '@date-fns/tz';
-import { addDays, format } from 'date-fns';
 import { isoDate } from '../src/domain/fields.js';
+import { localToday } from '../src/domain/todo-due.js';
 import { UsageError, type CommandHandler } from '../src/slack/command-context.js';
+import { openTodosThisWeek } from '../src/slack/todo-list.js';
 import { todoCreatedView, todoDoneView, todoListView, type TodoView } from '../src/slack/views.js';
 
 export const TODO_USAGE = [
@@ -67,25 +67,26 @@ export function parseTodoCommand(text: string): TodoCommand {
   throw new UsageError(TODO_USAGE, `Unknown action "${verb}".`);
 }
 
-/** The calendar date of `due` in the caller's time zone, `YYYY-MM-DD`. */
-export function resolveDue(due: Due, now: Date, timeZone: string): string {
+/**
+ * The calendar date of `due`, `YYYY-MM-DD`, in the member's own time zone (UTC when they set
+ * none): the zone `/v1` reads `due=today|week` and reminders in, so "today" means one day.
+ */
+export function resolveDue(due: Due, now: Date, timeZone: string | null): string {
   if (due.kind === 'date') return due.date;
-  const local = new TZDate(now.getTime(), timeZone);
-  return format(due.kind === 'tomorrow' ? addDays(local, 1) : local, 'yyyy-MM-dd');
+  return localToday(now, timeZone, due.kind === 'tomorrow' ? 1 : 0);
 }
 
 export const todoCommand: CommandHandler = async (text, ctx) => {
   const cmd = parseTodoCommand(text);
   switch (cmd.kind) {
     case 'list': {
-      // TODO(issue 4): listTodos arrives with the todos operations.
-      const page = await ctx.call<{ data: TodoView[] }>('listTodos', { due: 'week', done: false, limit: 50 });
-      return todoListView(page.data);
+      const open = await openTodosThisWeek(ctx.call);
+      return todoListView(open.todos, { truncated: open.truncated });
     }
     case 'add': {
       const input: Record<string, unknown> = { title: cmd.title };
       if (cmd.priority) input.priority = cmd.priority;
-      if (cmd.due) input.due_on = resolveDue(cmd.due, ctx.now, await ctx.timeZone());
+      if (cmd.due) input.due_on = resolveDue(cmd.due, ctx.now, ctx.member.tz);
       const todo = await ctx.call<TodoView>('createTodo', input);
       return todoCreatedView(todo);
     }

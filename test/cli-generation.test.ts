@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { addClientCommands } from '../src/cli/client-commands.js';
 import { commandPath } from '../src/cli/command-names.js';
 import { requestFor } from '../src/cli/operation-request.js';
-import { parseToolInput } from '../src/mcp/operation-input.js';
+import { parseOperationInput } from '../src/operations/operation-input.js';
 import { toolFor } from '../src/mcp/tools.js';
 import { describeOperation } from '../src/operations/manifest.js';
 import { defineOperation } from '../src/operations/operation.js';
@@ -135,8 +135,8 @@ describe('generation from the table', () => {
       query: { dry_run: 'true' },
       body: { reason: 'old', labels: ['dup'], due_on: null },
     });
-    expect(parseToolInput(archiveCard, args)).toEqual({ id: 'ENG/1', board: 'eng', dry_run: 'true', reason: 'old', labels: ['dup'], due_on: null });
-    expect(() => parseToolInput(archiveCard, { id: 'x', board: 'b' })).toThrowError(
+    expect(parseOperationInput(archiveCard, args)).toEqual({ id: 'ENG/1', board: 'eng', dry_run: 'true', reason: 'old', labels: ['dup'], due_on: null });
+    expect(() => parseOperationInput(archiveCard, { id: 'x', board: 'b' })).toThrowError(
       expect.objectContaining({ code: 'validation_failed', fields: [expect.objectContaining({ field: 'reason' })] }),
     );
   });

@@ -7,7 +7,7 @@ import { UsageError } from '../src/slack/command-context.js';
 import { deliveryIdentity } from '../src/slack/dedupe.js';
 import { parseSlackBody } from '../src/slack/payload.js';
 import { checkSlackSignature } from '../src/slack/signature.js';
-import { milestoneStatusView, snippetView, todoListView } from '../src/slack/views.js';
+import { clip, fitBody, milestoneStatusView, snippetView, todoListView } from '../src/slack/views.js';
 import { sign } from './helpers/slack-request.js';
 
 function usage(fn: () => unknown): UsageError {
@@ -208,5 +208,24 @@ describe('views', () => {
       if (block.type === 'section' && block.text) expect(block.text.text.length).toBeLessThanOrEqual(3000);
     }
     expect(JSON.stringify(view.blocks)).toContain('https://t.example/p/abc');
+    // One long line: cut through, and counted in characters.
+    expect(JSON.stringify(view.blocks)).toMatch(/…and \d+ more characters, in full at the public link\./);
+  });
+
+  it('cuts text without leaving half an escape, and fits a body by its escaped length', () => {
+    expect(clip('abc', 3)).toBe('abc');
+    expect(clip('abcdef', 4)).toBe('abc…');
+    expect(clip('ab &amp; c', 6)).toBe('ab …');
+    const fitted = fitBody('<<<<\n<<<<\nxx', 20);
+    expect(fitted).toEqual({ shown: '<<<<', moreLines: 2, moreChars: 7 });
+    expect(fitBody('short', 20)).toEqual({ shown: 'short', moreLines: 0, moreChars: 0 });
+  });
+
+  it('says how many todos a list left out, with + when its page was cut too', () => {
+    const todos = Array.from({ length: 45 }, (_, i) => ({ id: `todo_${i}`, title: `T${i}`, priority: 'medium', done: false }));
+    const view = todoListView(todos);
+    expect(view.blocks!.length).toBeLessThanOrEqual(50);
+    expect(JSON.stringify(view.blocks)).toContain('…and 5 more.');
+    expect(JSON.stringify(todoListView(todos, { truncated: true }).blocks)).toContain('…and 5+ more.');
   });
 });

@@ -2,6 +2,7 @@ import type { Scenario } from '../scenario.js';
 import { cards } from './cards.js';
 import { cliStartup } from './cli-startup.js';
 import { me } from './me.js';
+import { slack } from './slack.js';
 import { snippets } from './snippets.js';
 
-export const scenarios: Scenario[] = [me, snippets, cards, cliStartup];
+export const scenarios: Scenario[] = [me, snippets, cards, cliStartup, slack];

@@ -19,3 +19,38 @@ export async function cursorAfter(url: string, token: string, pages: number): Pr
   }
   return cursor!;
 }
+
+export const MILESTONE_CARDS = 500;
+export const CRITERIA_PER_CARD = 10;
+
+/**
+ * Milestone M3 with 500 cards of 10 criteria each (a quarter of the cards in each status, a
+ * third of the criteria ticked), on a board of its own. Seeded once per bench database by
+ * whichever scenario asks first, so `/v1` and `/milestone` measure the same milestone.
+ */
+export async function seedMilestoneM3(pool: pg.Pool, orgId: string): Promise<void> {
+  const created = await pool.query(
+    `insert into milestones (id, org_id, ref, name, kind) values ('ms_bench', $1, 'M3', 'Bench sprint', 'sprint') on conflict do nothing`,
+    [orgId],
+  );
+  if (created.rowCount === 0) return;
+  process.stdout.write(`seeding milestone M3: ${MILESTONE_CARDS} cards × ${CRITERIA_PER_CARD} criteria …\n`);
+  await pool.query(
+    `insert into boards (id, org_id, name, slug, ref_prefix, next_ref) values ('brd_bench_ms', $1, 'Milestone', 'bench-ms', 'BMS', ${MILESTONE_CARDS + 1})`,
+    [orgId],
+  );
+  await pool.query(
+    `insert into cards (id, org_id, board_id, number, title, workflow_status, milestone_id)
+     select 'crd_m' || g, $1, 'brd_bench_ms', g, 'Milestone card ' || g,
+            (array['backlog','in_progress','in_review','done'])[1 + g % 4], 'ms_bench'
+     from generate_series(1, ${MILESTONE_CARDS}) g`,
+    [orgId],
+  );
+  await pool.query(
+    `insert into criteria (id, org_id, card_id, position, title, done)
+     select 'crit_m' || g || '_' || k, $1, 'crd_m' || g, k, 'Criterion ' || k, (g + k) % 3 = 0
+     from generate_series(1, ${MILESTONE_CARDS}) g, generate_series(1, ${CRITERIA_PER_CARD}) k`,
+    [orgId],
+  );
+  await pool.query('analyze');
+}

@@ -70,13 +70,18 @@ export function presentMilestone(row: MilestoneRow): Milestone {
   };
 }
 
-/** The id of a milestone by ref (case-insensitive) or id; 404 `milestone_not_found` otherwise. */
-export async function findMilestoneId(db: Kysely<Database>, orgId: string, key: string): Promise<string> {
-  let q = db.selectFrom('milestones').select('id').where('org_id', '=', orgId);
+/** A milestone's id and its ref as created, by ref (case-insensitive) or id; 404 `milestone_not_found` otherwise. */
+export async function findMilestone(db: Kysely<Database>, orgId: string, key: string): Promise<{ id: string; ref: string }> {
+  let q = db.selectFrom('milestones').select(['id', 'ref']).where('org_id', '=', orgId);
   q = hasIdPrefix(key, 'ms') ? q.where('id', '=', key) : q.where(sql<string>`lower(ref)`, '=', key.toLowerCase());
   const row = await q.executeTakeFirst();
   if (!row) throw notFound('milestone');
-  return row.id;
+  return row;
+}
+
+/** The id of a milestone by ref (case-insensitive) or id; 404 `milestone_not_found` otherwise. */
+export async function findMilestoneId(db: Kysely<Database>, orgId: string, key: string): Promise<string> {
+  return (await findMilestone(db, orgId, key)).id;
 }
 
 export async function createMilestone(ctx: Ctx, input: z.infer<typeof createMilestoneInput>): Promise<Milestone> {

@@ -4,6 +4,7 @@ import type { Ctx } from './context.js';
 import { AppError } from './errors.js';
 import { label, timeZone } from './fields.js';
 import { newId } from './ids.js';
+import { findMilestone } from './milestones.js';
 import { requireWriter } from './permissions.js';
 import { toIso } from './time.js';
 
@@ -42,19 +43,19 @@ const columns = ['id', 'org_id', 'milestone_ref', 'channel_id', 'cadence', 'tz',
 /**
  * Subscribes a channel to a milestone's summaries, or changes the cadence and time zone of
  * its subscription (the latest subscriber's). One row per organization, milestone and channel.
- *
- * TODO(milestones): once milestones exist on this branch, refuse an unknown ref with
- * 404 milestone_not_found and store the milestone's canonical ref.
+ * The milestone must exist in the caller's organization (404 `milestone_not_found`); its ref
+ * is stored as created, so `m3` and `M3` are one subscription.
  */
 export async function subscribeMilestone(ctx: Ctx, input: z.infer<typeof subscribeInput>): Promise<z.infer<typeof subscribeResultSchema>> {
   requireWriter(ctx.principal);
+  const milestone = await findMilestone(ctx.db, ctx.principal.orgId, input.ref);
   const now = ctx.clock().toISOString();
   const row = await ctx.db
     .insertInto('slack_subscriptions')
     .values({
       id: newId('sub'),
       org_id: ctx.principal.orgId,
-      milestone_ref: input.ref,
+      milestone_ref: milestone.ref,
       channel_id: input.channel_id,
       cadence: input.cadence,
       tz: input.tz,
@@ -77,13 +78,16 @@ export async function subscribeMilestone(ctx: Ctx, input: z.infer<typeof subscri
   return { subscription: { ...sub, created_at: toIso(sub.created_at) }, created: !updated };
 }
 
-/** Removes a channel's subscription to a milestone; 404 when there is none. */
+/**
+ * Removes a channel's subscription to a milestone (its ref matched case-insensitively, like
+ * milestone refs everywhere, and even when the milestone is gone); 404 when there is none.
+ */
 export async function unsubscribeMilestone(ctx: Ctx, input: z.infer<typeof unsubscribeInput>): Promise<void> {
   requireWriter(ctx.principal);
   const result = await ctx.db
     .deleteFrom('slack_subscriptions')
     .where('org_id', '=', ctx.principal.orgId)
-    .where('milestone_ref', '=', input.ref)
+    .where(sql<string>`lower(milestone_ref)`, '=', input.ref.toLowerCase())
     .where('channel_id', '=', input.channel_id)
     .executeTakeFirst();
   if (Number(result.numDeletedRows) === 0) {

@@ -10,9 +10,10 @@ function zoned(now: Date, tz: string | null): TZDate {
   return new TZDate(now.getTime(), tz && isIanaZone(tz) ? tz : 'UTC');
 }
 
-/** The calendar day (`YYYY-MM-DD`) it is at `now` in `tz`. */
-export function localToday(now: Date, tz: string | null): string {
-  return format(zoned(now, tz), 'yyyy-MM-dd');
+/** The calendar day (`YYYY-MM-DD`) it is at `now` in `tz`, or `daysAhead` calendar days later there. */
+export function localToday(now: Date, tz: string | null, daysAhead = 0): string {
+  const local = zoned(now, tz);
+  return format(daysAhead === 0 ? local : addDays(local, daysAhead), 'yyyy-MM-dd');
 }
 
 /** Which `due_on` dates a due filter keeps: `from`/`to` inclusive, `before` exclusive. */

@@ -7,7 +7,7 @@ import { principalOf } from '../http/routes.js';
 import { execute, type Runtime } from '../operations/execute.js';
 import { describeOperations } from '../operations/manifest.js';
 import type { Operation } from '../operations/operation.js';
-import { parseToolInput } from './operation-input.js';
+import { parseOperationInput } from '../operations/operation-input.js';
 import { createToolServer, toolCatalog, type ToolInvoker } from './tool-server.js';
 import { errorResult, successResult } from './tools.js';
 
@@ -40,7 +40,7 @@ export async function mcpHttpTransport(app: FastifyInstance, opts: McpHttpOption
   const invoker = (request: FastifyRequest, principal: Principal): ToolInvoker => async (entry, args) => {
     const op = byName.get(entry.name)!;
     try {
-      const outcome = await execute(opts.runtime, op, principal, parseToolInput(op, args));
+      const outcome = await execute(opts.runtime, op, principal, parseOperationInput(op, args));
       return successResult(entry, outcome.body === null ? undefined : JSON.parse(outcome.body));
     } catch (err) {
       return errorResult(mapError(err, request.id, request.log).envelope);

@@ -1,10 +1,11 @@
 import type { App, BlockAction, ButtonAction, types } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { howToLinkMessage, slackPrincipal } from '../domain/slack-links.js';
-import { callOperation, type SlackReply } from './command-context.js';
+import { callOperation, type CommandContext, type SlackReply } from './command-context.js';
 import type { SlackDeps } from './deps.js';
 import { profileLookup, resolveSlackMember } from './member-link.js';
 import { errorReply } from './replies.js';
+import { openTodosThisWeek, type OpenTodos } from './todo-list.js';
 import { messageView, TODO_DONE_ACTION, todoBlocks, todoListView, type TodoView } from './views.js';
 
 /** A reply that leaves the clicked message alone and tells only the clicker. */
@@ -22,21 +23,24 @@ function blockId(block: unknown): string | undefined {
  * them (a reminder, or any message the bot posted), else (an ephemeral `/todo` list, whose
  * blocks Slack does not send back) the caller's list again, which no longer holds it.
  */
-async function replacement(body: BlockAction, todo: TodoView, relist: () => Promise<TodoView[]>): Promise<SlackReply> {
+async function replacement(body: BlockAction, todo: TodoView, relist: () => Promise<OpenTodos>): Promise<SlackReply> {
   const blocks = (body.message?.blocks ?? undefined) as types.KnownBlock[] | undefined;
   const mine = `todo:${todo.id}`;
   if (Array.isArray(blocks) && blocks.some((b) => blockId(b) === mine)) {
     const next = blocks.flatMap((b) => (blockId(b) === mine ? todoBlocks({ ...todo, done: true }) : [b]));
     return { replace_original: true, text: `Done: ${todo.title}`, blocks: next };
   }
-  let open: TodoView[];
+  let open: OpenTodos;
   try {
     open = await relist();
   } catch {
     // The todo is done either way; without a list, show just its done state.
     return { replace_original: true, text: `Done: ${todo.title}`, blocks: todoBlocks({ ...todo, done: true }) };
   }
-  const list = todoListView(open.filter((t) => t.id !== todo.id), 'Your open todos due this week', `:white_check_mark: Done: ${todo.title}`);
+  const list = todoListView(
+    open.todos.filter((t) => t.id !== todo.id),
+    { note: `:white_check_mark: Done: ${todo.title}`, truncated: open.truncated },
+  );
   return { ...list, replace_original: true };
 }
 
@@ -48,11 +52,9 @@ export async function runTodoDone(deps: SlackDeps, body: BlockAction, todoId: st
     const member = await resolveSlackMember(rt.db, deps.config.slack.org, body.user.id, profileLookup(client, body.user.id, log), rt.clock());
     if (!member) return aside(messageView(howToLinkMessage(body.user.id)));
     const principal = slackPrincipal(member);
-    const todo = await callOperation<TodoView>(rt, 'completeTodo', principal, { id: todoId });
-    return await replacement(body, todo, async () => {
-      const page = await callOperation<{ data: TodoView[] }>(rt, 'listTodos', principal, { due: 'week', done: false, limit: 50 });
-      return page.data;
-    });
+    const call: CommandContext['call'] = (operation, input) => callOperation(rt, operation, principal, input);
+    const todo = await call<TodoView>('completeTodo', { id: todoId });
+    return await replacement(body, todo, () => openTodosThisWeek(call));
   } catch (err) {
     return aside(errorReply(err, log));
   }

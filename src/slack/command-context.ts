@@ -1,10 +1,10 @@
 import type { types } from '@slack/bolt';
 import type { Principal } from '../domain/context.js';
-import { validationFailed, type FieldError } from '../domain/errors.js';
 import type { SlackMember } from '../domain/slack-links.js';
 import { execute, type Runtime } from '../operations/execute.js';
 import { operationNamed } from '../operations/index.js';
 import type { Operation } from '../operations/operation.js';
+import { parseOperationInput } from '../operations/operation-input.js';
 
 /** What a command or button answers with: posted to the interaction's `response_url`. */
 export interface SlackReply {
@@ -44,10 +44,10 @@ export class UsageError extends Error {
 }
 
 /**
- * Runs one operation for a Slack caller exactly as `/v1` would: the input is validated with
- * the operation's own schema (a failure is the same 422 `validation_failed` AppError), then
- * `execute` checks scope and role and runs it (a write in its own transaction). Returns the
- * parsed response body.
+ * Runs one operation for a Slack caller exactly as `/v1` would: the input is validated part
+ * by part with the operation's own schemas (a failure is the same 422 `validation_failed`
+ * AppError), then `execute` checks scope and role and runs it (a write in its own
+ * transaction). Returns the parsed response body.
  */
 export async function callOperation<T = unknown>(
   rt: Runtime,
@@ -56,15 +56,6 @@ export async function callOperation<T = unknown>(
   input: Record<string, unknown>,
 ): Promise<T> {
   const op = typeof operation === 'string' ? operationNamed(operation) : operation;
-  const parsed = op.input.safeParse(input);
-  if (!parsed.success) {
-    const fields: FieldError[] = parsed.error.issues.map((issue) => ({
-      field: issue.path.map(String).join('.') || 'input',
-      code: issue.code,
-      message: issue.message,
-    }));
-    throw validationFailed(fields);
-  }
-  const outcome = await execute(rt, op, principal, parsed.data as Record<string, unknown>);
+  const outcome = await execute(rt, op, principal, parseOperationInput(op, input));
   return (outcome.body === null ? undefined : JSON.parse(outcome.body)) as T;
 }

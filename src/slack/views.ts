@@ -58,33 +58,61 @@ export interface SubscriptionView {
 /** The action id of every todo's Done button; its value is the todo id. */
 export const TODO_DONE_ACTION = 'todo_done';
 
-// Slack refuses a message with more than 50 blocks; a section's text stops at 3000 characters.
-const MAX_TODOS = 40;
-const SECTION_TEXT_MAX = 3000;
+/*
+ * Slack's limits (Block Kit reference): at most 50 blocks in a message; a text object at
+ * most 3000 characters, a section field 2000, a header 150. Every view stays inside them,
+ * and a list or body cut short says how much it left out.
+ */
+export const MAX_BLOCKS = 50;
+export const SECTION_TEXT_MAX = 3000;
+const FIELD_TEXT_MAX = 2000;
+const HEADER_TEXT_MAX = 150;
+// The fallback `text` is what notifications show; no longer than a section.
+const MESSAGE_TEXT_MAX = 3000;
+/** Todos one list shows: with a note, a heading and the "and N more" line, well under 50 blocks. */
+export const MAX_TODOS = 40;
 
 /** Text a user typed, made safe for mrkdwn: Slack's control characters are &, < and >. */
 export function escapeText(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-function plain(text: string): types.PlainTextElement {
-  return { type: 'plain_text', text: text.slice(0, 150), emoji: true };
+/** At most `max` characters, ending in … when cut; never half an escape (`&am`) or half a surrogate pair. */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let cut = text.slice(0, max - 1);
+  if (/[\ud800-\udbff]$/.test(cut)) cut = cut.slice(0, -1);
+  cut = cut.replace(/&[a-z]{0,3}$/, '');
+  return `${cut}…`;
 }
 
-function mrkdwn(text: string): types.MrkdwnElement {
-  return { type: 'mrkdwn', text };
+function plain(text: string): types.PlainTextElement {
+  return { type: 'plain_text', text: clip(text, HEADER_TEXT_MAX), emoji: true };
+}
+
+function mrkdwn(text: string, max = SECTION_TEXT_MAX): types.MrkdwnElement {
+  return { type: 'mrkdwn', text: clip(text, max) };
+}
+
+function field(text: string): types.MrkdwnElement {
+  return mrkdwn(text, FIELD_TEXT_MAX);
 }
 
 function section(text: string): types.SectionBlock {
-  return { type: 'section', text: mrkdwn(text.slice(0, SECTION_TEXT_MAX)) };
+  return { type: 'section', text: mrkdwn(text) };
 }
 
 function context(text: string): types.ContextBlock {
   return { type: 'context', elements: [mrkdwn(text)] };
 }
 
+function message(text: string, blocks?: types.KnownBlock[]): SlackReply {
+  const short = clip(text, MESSAGE_TEXT_MAX);
+  return blocks ? { text: short, blocks: blocks.slice(0, MAX_BLOCKS) } : { text: short };
+}
+
 function ephemeral(text: string, blocks?: types.KnownBlock[]): SlackReply {
-  return blocks ? { response_type: 'ephemeral', text, blocks } : { response_type: 'ephemeral', text };
+  return { response_type: 'ephemeral', ...message(text, blocks) };
 }
 
 /** A plain ephemeral message (usage, errors, how to link). */
@@ -115,11 +143,11 @@ export function milestoneStatusView(m: MilestoneView): SlackReply {
     `${m.ref} ${m.name}: ${m.cards_done}/${m.cards_total} cards done, ` +
     `${m.criteria_done ?? 0}/${m.criteria_total ?? 0} criteria done`;
   const fields: types.MrkdwnElement[] = [
-    mrkdwn(`*Cards done*\n${ratio(m.cards_done, m.cards_total)}`),
-    mrkdwn(`*Criteria done*\n${ratio(m.criteria_done, m.criteria_total)}`),
+    field(`*Cards done*\n${ratio(m.cards_done, m.cards_total)}`),
+    field(`*Criteria done*\n${ratio(m.criteria_done, m.criteria_total)}`),
   ];
-  if (m.kind) fields.push(mrkdwn(`*Kind*\n${escapeText(m.kind)}`));
-  if (m.ends_on) fields.push(mrkdwn(`*Ends*\n${m.ends_on}`));
+  if (m.kind) fields.push(field(`*Kind*\n${escapeText(m.kind)}`));
+  if (m.ends_on) fields.push(field(`*Ends*\n${m.ends_on}`));
   return ephemeral(text, [
     { type: 'header', text: plain(`${m.ref} · ${m.name}`) },
     { type: 'section', fields },
@@ -144,18 +172,35 @@ export function todoBlocks(t: TodoView): types.KnownBlock[] {
   ];
 }
 
-/** The caller's open todos due this week, each with a Done button. */
-export function todoListView(todos: TodoView[], heading = 'Your open todos due this week', note?: string): SlackReply {
+export interface TodoListOptions {
+  heading?: string;
+  /** A line above the list (what a click just did). */
+  note?: string;
+  /** More open todos exist than `todos` holds (their page had a next cursor). */
+  truncated?: boolean;
+}
+
+/** How many a list left out: exact, or "N+" when the page it came from was itself cut. */
+function moreLine(left: number, truncated: boolean): string {
+  return `…and ${left}${truncated ? '+' : ''} more.`;
+}
+
+/** The caller's open todos due this week, each with a Done button; at most MAX_TODOS of them. */
+export function todoListView(todos: TodoView[], options: TodoListOptions = {}): SlackReply {
+  const { heading = 'Your open todos due this week', note, truncated = false } = options;
   const blocks: types.KnownBlock[] = [];
-  if (note) blocks.push(context(note));
-  if (todos.length === 0) {
+  if (note) blocks.push(context(escapeText(note)));
+  if (todos.length === 0 && !truncated) {
     blocks.push(section('Nothing open is due this week. :tada:'));
     return ephemeral(note ? `${note} Nothing open is due this week.` : 'Nothing open is due this week.', blocks);
   }
   blocks.push(section(`*${escapeText(heading)}*`));
-  for (const t of todos.slice(0, MAX_TODOS)) blocks.push(...todoBlocks(t));
-  if (todos.length > MAX_TODOS) blocks.push(context(`…and ${todos.length - MAX_TODOS} more.`));
-  const text = `${heading}: ${todos.map((t) => t.title).join(', ')}`;
+  const shown = todos.slice(0, MAX_TODOS);
+  for (const t of shown) blocks.push(...todoBlocks(t));
+  const left = todos.length - shown.length;
+  const more = left > 0 || truncated ? moreLine(left, truncated) : '';
+  if (more) blocks.push(context(more));
+  const text = `${heading}: ${shown.map((t) => t.title).join(', ')}${more ? ` ${more}` : ''}`;
   return ephemeral(note ? `${note} ${text}` : text, blocks);
 }
 
@@ -172,14 +217,14 @@ export function todoDoneView(t: TodoView): SlackReply {
 
 /** The due-todo reminder (sent by the reminders job as a direct message). */
 export function todoReminderView(t: TodoView): SlackReply {
-  return { text: `Reminder: "${t.title}" is due${t.due_on ? ` on ${t.due_on}` : ''}.`, blocks: [section(':alarm_clock: Due today'), ...todoBlocks(t)] };
+  return message(`Reminder: "${t.title}" is due${t.due_on ? ` on ${t.due_on}` : ''}.`, [section(':alarm_clock: Due today'), ...todoBlocks(t)]);
 }
 
 export function cardView(c: CardView, heading?: string): SlackReply {
-  const fields: types.MrkdwnElement[] = [mrkdwn(`*Status*\n${statusLabel(c.workflow_status)}`)];
-  if (c.criteria_total !== undefined) fields.push(mrkdwn(`*Criteria done*\n${ratio(c.criteria_done, c.criteria_total)}`));
-  if (c.due_on) fields.push(mrkdwn(`*Due*\n${c.due_on}`));
-  if (c.gated) fields.push(mrkdwn('*Gated*\nhumans move it to done'));
+  const fields: types.MrkdwnElement[] = [field(`*Status*\n${statusLabel(c.workflow_status)}`)];
+  if (c.criteria_total !== undefined) fields.push(field(`*Criteria done*\n${ratio(c.criteria_done, c.criteria_total)}`));
+  if (c.due_on) fields.push(field(`*Due*\n${c.due_on}`));
+  if (c.gated) fields.push(field('*Gated*\nhumans move it to done'));
   const blocks: types.KnownBlock[] = [];
   if (heading) blocks.push(context(escapeText(heading)));
   blocks.push(section(`*${escapeText(c.ref)}* ${escapeText(c.title)}`), { type: 'section', fields });
@@ -190,18 +235,53 @@ export function cardMovedView(c: CardView): SlackReply {
   return cardView(c, `Moved ${c.ref} to ${statusLabel(c.workflow_status)}.`);
 }
 
+export interface FittedBody {
+  shown: string;
+  /** Lines after the cut (the one cut through counts). */
+  moreLines: number;
+  moreChars: number;
+}
+
+/**
+ * The longest start of `body` that takes at most `max` characters once escaped, cut at a
+ * line end when one falls in its second half; with how much it left out.
+ */
+export function fitBody(body: string, max: number): FittedBody {
+  let used = 0;
+  let end = 0;
+  while (end < body.length) {
+    const ch = body[end]!;
+    const cost = ch === '&' ? 5 : ch === '<' || ch === '>' ? 4 : 1;
+    if (used + cost > max) break;
+    used += cost;
+    end += 1;
+  }
+  if (end >= body.length) return { shown: body, moreLines: 0, moreChars: 0 };
+  const lineEnd = body.lastIndexOf('\n', end);
+  if (lineEnd > end / 2) end = lineEnd;
+  else if (/[\ud800-\udbff]/.test(body[end - 1] ?? '')) end -= 1;
+  const rest = body.slice(end).replace(/^\n/, '');
+  return { shown: body.slice(0, end), moreLines: rest.split('\n').length, moreChars: rest.length };
+}
+
+/** Name, type and version, the body in a code block (cut to fit one section), and the public link. */
 export function snippetView(s: SnippetView): SlackReply {
-  // Room for the fences inside one section; the full body stays behind the public link.
-  const limit = SECTION_TEXT_MAX - 20;
-  const body = s.body.length > limit ? `${s.body.slice(0, limit - 1)}…` : s.body;
-  const meta = [`${s.type}`, `v${s.version}`, s.category ? escapeText(s.category) : '', ...(s.tags ?? []).map((t) => `#${escapeText(t)}`)]
+  // A body's own ``` would end the code block early.
+  const body = s.body.replace(/```/g, "'''");
+  // The fences and their newlines take 8 of the section's characters.
+  const { shown, moreLines, moreChars } = fitBody(body, SECTION_TEXT_MAX - 8);
+  const meta = [escapeText(s.type), `v${s.version}`, s.category ? escapeText(s.category) : '', ...(s.tags ?? []).map((t) => `#${escapeText(t)}`)]
     .filter(Boolean)
     .join(' · ');
   const blocks: types.KnownBlock[] = [
     { type: 'header', text: plain(s.name) },
     context(`\`${escapeText(s.slug)}\` · ${meta}`),
-    section(`\`\`\`${escapeText(body.replace(/```/g, "'''"))}\`\`\``),
+    section(`\`\`\`\n${escapeText(shown)}\n\`\`\``),
   ];
+  if (moreChars > 0) {
+    const more = moreLines > 1 ? `${moreLines} more lines` : `${moreChars} more characters`;
+    blocks.push(context(`…and ${more}${s.public_url ? ', in full at the public link' : ''}.`));
+  }
   if (s.public_url) blocks.push(context(`<${s.public_url}|Public link>`));
   return ephemeral(`${s.name} (${s.slug}, v${s.version})`, blocks);
 }

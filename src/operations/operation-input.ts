@@ -1,17 +1,19 @@
 import type { z } from 'zod';
 import { AppError } from '../domain/errors.js';
 import { fieldErrors, type ValidationIssue } from '../http/envelope.js';
-import type { Operation } from '../operations/operation.js';
+import type { Operation } from './operation.js';
 
 type Part = 'params' | 'body' | 'querystring';
 
 /**
- * Validates a tool call's arguments as `/v1` validates the same request: each argument goes
- * where an HTTP client would send it (path parameters and query values as strings, the rest
- * as the JSON body), each part is checked by the operation's own schema in Fastify's order,
- * and a failure is the same 422 `validation_failed` with the same field errors.
+ * Validates the arguments of a face that calls `execute` in-process (an MCP tool call, a
+ * Slack command) as `/v1` validates the same request: each argument goes where an HTTP
+ * client would send it (path parameters and query values as strings, the rest as the JSON
+ * body), each part is checked by the operation's own schema in Fastify's order (so a part's
+ * own refinements hold, which the merged `op.input` would drop), and a failure is the same
+ * 422 `validation_failed` with the same field errors.
  */
-export function parseToolInput(op: Operation, args: Record<string, unknown>): Record<string, unknown> {
+export function parseOperationInput(op: Operation, args: Record<string, unknown>): Record<string, unknown> {
   const parts: Record<Part, Record<string, unknown>> = { params: {}, body: {}, querystring: {} };
   for (const [key, value] of Object.entries(args)) {
     if (value === undefined) continue;
