@@ -156,7 +156,7 @@ describe('todo reminders', () => {
 
   it('send each reminder once when two sweeps run at the same time', async () => {
     at('2026-08-03T08:00:00Z');
-    const todos = [];
+    const todos: { id: string }[] = [];
     for (let i = 0; i < 30; i++) todos.push(await addTodo(t, i % 2 ? uma : ravi, { title: `Race ${i}`, due_on: '2026-08-03' }));
     at('2026-08-03T12:00:00Z');
     const [a, b] = await Promise.all([sweep(), sweep()]);
