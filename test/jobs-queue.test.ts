@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { JOB_NAMES } from '../src/domain/jobs.js';
 import { startWorker, WorkerConfigError, type RunningWorker } from '../src/worker.js';
@@ -38,6 +38,7 @@ beforeAll(async () => {
   uma = await addMember(t, { name: 'Uma', slack_user_id: 'U0UMA', tz: 'UTC' });
   ravi = await addMember(t, { name: 'Ravi', slack_user_id: 'U0RAVI', tz: 'Asia/Kolkata' });
 });
+beforeEach(() => fake.clear());
 afterAll(async () => {
   await t?.close();
   await fake?.close();
@@ -90,15 +91,20 @@ describe('BullMQ workers', () => {
       return fake.answerAsSlack(call);
     });
     const worker = await startWorker(workerConfig(), { prefix: prefix(), everyMs: 200, log, clock: () => now });
-    await fake.waitFor((c) => c.method === 'conversations.open' && c.body.users === 'U0UMA', 10_000);
-    const closed = worker.close();
-    let finished = false;
-    void closed.then(() => (finished = true));
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(finished).toBe(false);
-    release();
-    await closed;
-    expect(remindersPerTodo(fake.calls).get(todo.id)).toBe(1);
+    try {
+      await fake.waitFor((c) => c.method === 'conversations.open' && c.body.users === 'U0UMA', 10_000);
+      const closed = worker.close();
+      let finished = false;
+      void closed.then(() => (finished = true));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(finished).toBe(false);
+      release();
+      await closed;
+      expect(remindersPerTodo(fake.calls).get(todo.id)).toBe(1);
+    } finally {
+      release();
+      await worker.close();
+    }
   });
 
   it('refuses to start without REDIS_URL or a Slack bot token', async () => {
