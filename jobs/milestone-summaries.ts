@@ -71,7 +71,7 @@ export async function postMilestoneSummaries(deps: JobDeps, scope: JobScope = {}
       marker: { event_type: 'tack_summary', event_payload: { subscription_id: sub.id, period } },
       record: (channelId, ts) =>
         deps.db.transaction().execute(async (trx) => {
-          await markSent(trx, claim, channelId, ts, deps.clock());
+          await markSent(trx, [{ claim, channelId, ts }], deps.clock());
           await trx.updateTable('slack_subscriptions').set({ last_sent_period: period }).where('id', '=', sub.id).execute();
         }),
     });

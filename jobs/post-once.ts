@@ -24,7 +24,11 @@ export interface Outgoing {
   channel: () => Promise<string>;
   message: { text: string; blocks?: types.KnownBlock[] };
   marker: Marker;
-  /** Records the post as sent; by default only the claim's row. */
+  /**
+   * Records the post as sent; by default the claim's row at once. A job may collect them and
+   * record many in one statement: until then the row stays `sending` under its lease, and a
+   * crash in between is recovered from the channel's history like any other.
+   */
   record?: (channelId: string, ts: string) => Promise<void>;
 }
 
@@ -40,9 +44,15 @@ function describe(err: unknown): string {
   return e.data?.error ? `${e.code}: ${e.data.error}` : (e.message ?? String(err));
 }
 
-/** Slack answered and refused (`ok: false`): the message was certainly not posted. */
+/**
+ * Slack answered and refused: `ok: false`, or still 429 after the client's retries (a
+ * request error wrapping "A rate limit was exceeded"). The message was certainly not posted.
+ */
 function certainlyNotPosted(err: unknown): boolean {
-  return (err as { code?: string }).code === ErrorCode.PlatformError;
+  const e = err as { code?: string; original?: { message?: unknown } };
+  if (e.code === ErrorCode.PlatformError || e.code === ErrorCode.RateLimitedError) return true;
+  const original = e.original?.message;
+  return e.code === ErrorCode.RequestError && typeof original === 'string' && original.startsWith('A rate limit was exceeded');
 }
 
 function carries(message: { metadata?: { event_type?: string; event_payload?: unknown } }, marker: Marker): boolean {
@@ -69,7 +79,7 @@ export async function findMarked(slack: WebClient, channel: string, marker: Mark
 export async function postOnce(deps: JobDeps, slack: WebClient, out: Outgoing): Promise<PostOutcome> {
   const { claim } = out;
   const log = deps.log.child({ job_post: claim.kind, subject: claim.subjectId, period: claim.period, attempt: claim.attempts });
-  const record = out.record ?? ((channelId, ts) => markSent(deps.db, claim, channelId, ts, deps.clock()));
+  const record = out.record ?? ((channelId, ts) => markSent(deps.db, [{ claim, channelId, ts }], deps.clock()));
   const now = deps.clock();
   if (now.getTime() > claim.leaseUntil.getTime() - LEASE_MARGIN_MS) {
     await markNotSent(deps.db, claim, { mayBePosted: claim.unsure, error: 'lease ran out before posting', now, retryAt: now });

@@ -1,6 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import { sql, type Expression, type SqlBool } from 'kysely';
-import { claimPosts, pruneSlackPosts } from '../src/db/slack-posts.js';
+import { claimPosts, markSent, pruneSlackPosts, type SentPost } from '../src/db/slack-posts.js';
 import type { JobResult, JobScope } from '../src/domain/jobs.js';
 import { localToday } from '../src/domain/todo-due.js';
 import { todoReminderView } from '../src/slack/views.js';
@@ -108,23 +108,30 @@ export async function sendTodoReminders(deps: JobDeps, scope: JobScope = {}): Pr
     return dm;
   };
   const byId = new Map(linked.map((t) => [t.id, t]));
+  const todayIn = new Map<string | null, string>();
+  const today = (tz: string | null) => todayIn.get(tz) ?? todayIn.set(tz, localToday(now, tz)).get(tz)!;
   for (let i = 0; i < linked.length; i += CLAIM_BATCH) {
     const batch = linked.slice(i, i + CLAIM_BATCH);
     const claims = await claimPosts(deps.db, 'todo_reminder', orgId, batch.map((t) => ({ subjectId: t.id, period: t.due_on })), deps.clock());
+    const sent: SentPost[] = [];
     await eachLimited(claims, POSTS_IN_FLIGHT, async (claim) => {
       const todo = byId.get(claim.subjectId)!;
       const view = todoReminderView(
         { id: todo.id, title: todo.title, priority: todo.priority, due_on: todo.due_on, done: false },
-        { card: todo.card_ref ? { ref: todo.card_ref, title: todo.card_title ?? '' } : null, today: localToday(now, todo.tz) },
+        { card: todo.card_ref ? { ref: todo.card_ref, title: todo.card_title ?? '' } : null, today: today(todo.tz) },
       );
       const outcome = await postOnce(deps, slack, {
         claim,
         channel: () => openDm(todo.slack_user_id!),
         message: { text: view.text, blocks: view.blocks },
         marker: { event_type: 'tack_reminder', event_payload: { todo_id: todo.id, due_on: todo.due_on } },
+        record: async (channelId, ts) => void sent.push({ claim, channelId, ts }),
       });
       tally(result, outcome);
     });
+    // One commit for the batch. Should it fail, the rows stay `sending` and their next claim
+    // finds the messages in the DMs instead of posting them again.
+    await markSent(deps.db, sent, deps.clock()).catch((err: Error) => deps.log.error({ err: err.message, posts: sent.length }, 'reminders posted but not recorded'));
   }
   if (!scope.orgId) await pruneSlackPosts(deps.db, now);
   if (result.sent + result.failed > 0) deps.log.info({ job: 'todo-reminders', ...result }, 'todo reminders sent');

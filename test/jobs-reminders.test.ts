@@ -178,6 +178,22 @@ describe('todo reminders', () => {
     expect(fake.messages(dmChannelOf('U0UMA')).filter((m) => m.metadata?.event_payload.todo_id === todo.id)).toHaveLength(1);
   });
 
+  it('records a post still rate limited after the client’s retries as not sent (no history check needed)', async () => {
+    at('2026-09-01T10:00:00Z');
+    const todo = await addTodo(t, uma, { title: 'Still rate limited', due_on: '2026-09-01' });
+    fake.handle('chat.postMessage', { status: 429, headers: { 'retry-after': '0' }, body: { ok: false, error: 'ratelimited' } });
+    try {
+      expect(await sweep()).toMatchObject({ sent: 0, failed: 1 });
+    } finally {
+      fake.handle('chat.postMessage', (call) => fake.answerAsSlack(call));
+    }
+    const row = await t.server.db.db.selectFrom('slack_posts').selectAll().where('subject_id', '=', todo.id).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ state: 'retry', attempts: 1 });
+    at('2026-09-01T10:01:00Z');
+    expect(await sweep()).toMatchObject({ sent: 1, failed: 0 });
+    expect(fake.callsTo('conversations.history')).toEqual([]);
+  });
+
   it('retries later when Slack refuses, with a backoff, and gives up only after the last attempt', async () => {
     at('2026-09-02T08:00:00Z');
     const todo = await addTodo(t, uma, { title: 'Refused once', due_on: '2026-09-02' });

@@ -81,17 +81,31 @@ function where(claim: Claim) {
   return { kind: claim.kind, subject_id: claim.subjectId, period: claim.period } as const;
 }
 
-/** Records the post as sent: the claim becomes the record, and nobody sends it again. */
-export async function markSent(db: Kysely<Database>, claim: Claim, channelId: string, ts: string, now: Date): Promise<void> {
+export interface SentPost {
+  claim: Claim;
+  channelId: string;
+  ts: string;
+}
+
+/**
+ * Records posts as sent, many in one statement (one commit instead of one per message):
+ * each claim becomes its record, and nobody sends it again.
+ *
+ * ```sql
+ * update slack_posts p set state = 'sent', channel_id = s.channel_id, message_ts = s.ts, sent_at = $now, lease_until = null
+ * from jsonb_to_recordset($1) s(kind text, subject_id text, period text, channel_id text, ts text)
+ * where (p.kind, p.subject_id, p.period) = (s.kind, s.subject_id, s.period)
+ * ```
+ */
+export async function markSent(db: Kysely<Database>, posts: readonly SentPost[], now: Date): Promise<void> {
+  if (posts.length === 0) return;
   const at = now.toISOString();
-  const key = where(claim);
-  await db
-    .updateTable('slack_posts')
-    .set({ state: 'sent', channel_id: channelId, message_ts: ts, sent_at: at, lease_until: null, unsure: false, last_error: null, updated_at: at })
-    .where('kind', '=', key.kind)
-    .where('subject_id', '=', key.subject_id)
-    .where('period', '=', key.period)
-    .execute();
+  const items = JSON.stringify(posts.map((p) => ({ ...where(p.claim), channel_id: p.channelId, ts: p.ts })));
+  await sql`
+    update slack_posts as p set state = 'sent', channel_id = s.channel_id, message_ts = s.ts, sent_at = ${at}::timestamptz,
+      lease_until = null, unsure = false, last_error = null, updated_at = ${at}::timestamptz
+    from jsonb_to_recordset(${items}::jsonb) as s(kind text, subject_id text, period text, channel_id text, ts text)
+    where p.kind = s.kind and p.subject_id = s.subject_id and p.period = s.period`.execute(db);
 }
 
 /** Minutes before attempt n + 1: 1, 2, 4, … up to 30. */
