@@ -65,4 +65,12 @@ describe('a Redis outage', () => {
     expect(remindersPerTodo(fake.calls).get(before.id)).toBe(1);
     expect(lines.some((l) => l.includes('jobs: Redis connection restored'))).toBe(true);
   });
+
+  it('does not hold up shutdown while Redis is down', async () => {
+    await redis.stop();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const started = Date.now();
+    await t.close();
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
 });

@@ -243,6 +243,23 @@ describe('runJob', () => {
     expect(summaries.body).toEqual({ sent: 0, skipped: 0, failed: 0 });
   });
 
+  it('sends nothing on a server without Slack, and counts what was due as skipped', async () => {
+    at('2026-10-04T08:00:00Z');
+    await addTodo(t, uma, { title: 'No Slack here', due_on: '2026-10-04' });
+    at('2026-10-04T09:30:00Z');
+    const bare = await startTestServer({ DATABASE_URL: t.database!.url }, { clock: () => now });
+    try {
+      const res = await bare.api('POST', '/v1/jobs/todo-reminders/run', { token: t.token });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ sent: 0, skipped: 1, failed: 0 });
+      expect(remindersIn(fake.calls)).toEqual([]);
+    } finally {
+      await bare.server.close();
+    }
+    // The todo is still due for a server that has Slack.
+    expect((await t.api('POST', '/v1/jobs/todo-reminders/run')).body).toEqual({ sent: 1, skipped: 0, failed: 0 });
+  });
+
   it('replays a response for a repeated Idempotency-Key', async () => {
     at('2026-10-06T08:00:00Z');
     await addTodo(t, uma, { title: 'Keyed', due_on: '2026-10-06' });

@@ -77,16 +77,38 @@ export async function startBullJobs(run: RunJob, options: BullJobsOptions): Prom
   }
 
   let closing: Promise<void> | undefined;
+  const redisDown = () => connections.some((c) => c.status !== 'ready');
   return {
     mode: 'bullmq',
     close() {
-      // Workers finish the run they are in; then the queues and connections close.
+      // Workers finish the run they are in; then the queues and connections close. BullMQ's
+      // close waits on Redis, so while Redis is down it is given up on (a run cut short is
+      // safe: its claims expire and the next run picks them up).
       closing ??= (async () => {
-        await Promise.allSettled(workers.map((w) => w.close()));
-        await Promise.allSettled(queues.map((q) => q.close()));
+        await settleUnless(workers.map((w) => w.close()), redisDown, CLOSE_TIMEOUT_MS);
+        await settleUnless(queues.map((q) => q.close()), redisDown, CLOSE_TIMEOUT_MS);
         for (const c of connections) c.disconnect();
+        if (redisDown()) for (const w of workers) void w.close(true).catch(() => {});
       })();
       return closing;
     },
   };
+}
+
+const CLOSE_TIMEOUT_MS = 60_000;
+
+/** Waits for `promises` to settle, but no longer than `ms`, nor once `stuck()` holds for a second. */
+async function settleUnless(promises: Promise<unknown>[], stuck: () => boolean, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const started = Date.now();
+  let stuckSince: number | undefined;
+  const giveUp = new Promise<void>((resolve) => {
+    timer = setInterval(() => {
+      const now = Date.now();
+      stuckSince = stuck() ? (stuckSince ?? now) : undefined;
+      if (now - started > ms || (stuckSince !== undefined && now - stuckSince >= 1_000)) resolve();
+    }, 100);
+  });
+  await Promise.race([Promise.allSettled(promises), giveUp]);
+  clearInterval(timer);
 }

@@ -3,7 +3,7 @@ import { JOB_NAMES } from '../domain/jobs.js';
 import type { JobsHandle, RunJob } from './jobs-handle.js';
 
 /**
- * The jobs without Redis: every `everyMs`, each job in turn, in this process. A tick that
+ * The jobs without Redis: at start and every `everyMs`, each job in turn, in this process. A tick that
  * comes while the previous one still runs is skipped. Several processes doing this against
  * one Postgres still send everything once (the jobs claim in the database).
  */
@@ -24,11 +24,15 @@ export function startInProcessJobs(run: RunJob, options: { everyMs: number; log:
       running = undefined;
     });
   };
+  // A first run right away (as a BullMQ scheduler does), then every `everyMs`.
+  const first = setTimeout(tick, 0);
   const timer = setInterval(tick, options.everyMs);
+  first.unref();
   timer.unref();
   return {
     mode: 'in-process',
     async close() {
+      clearTimeout(first);
       clearInterval(timer);
       await running;
     },
