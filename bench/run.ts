@@ -66,7 +66,7 @@ async function main(): Promise<void> {
       /listening on (\S+)/,
       (m) => m[1]!,
     );
-    const ctx = { url: tack.url, token, pool };
+    const ctx = { url: tack.url, token, pool, databaseUrl: databaseUrl(dbName) };
     const results: Measurement[] = [];
     const notes: string[] = [];
     console.log(`load: ${load.connections} connections, no pipelining, ${load.duration}s per target after ${load.warmup}s warm-up\n`);

@@ -8,6 +8,8 @@ export interface BenchContext {
   token: string;
   /** The bench database, for seeding with SQL. */
   pool: pg.Pool;
+  /** Its URL, for scenarios that run tack code against it in the bench process. */
+  databaseUrl: string;
 }
 
 /** A group of measurements: seeds what it needs, then names its load targets. */

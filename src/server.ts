@@ -10,12 +10,17 @@ import { bootstrap } from './domain/bootstrap.js';
 import { pruneIdempotencyKeys } from './domain/idempotency.js';
 import { buildApp, type App } from './http/app.js';
 import { connectRedis } from './redis.js';
+import { jobRunner, type JobDeps } from '../jobs/index.js';
+import { startJobs, type JobsHandle, type StartJobsOptions } from './queue/index.js';
+import { slackWebClient } from './slack/web-client.js';
 
 export interface RunningServer extends App {
   url: string;
   db: DbHandle;
   redis: Redis | undefined;
-  /** Finish in-flight requests, then close connections, database and Redis. */
+  /** The background jobs running in this process (undefined with `jobs: false`). */
+  jobs: JobsHandle | undefined;
+  /** Finish in-flight requests and the job run in progress, then close connections, database and Redis. */
   close(): Promise<void>;
 }
 
@@ -25,6 +30,11 @@ export interface ServerOptions {
   print?: (line: string) => void;
   /** The time the app sees (tests pin it around a member's midnight). */
   clock?: () => Date;
+  /**
+   * Run the background jobs in this process (BullMQ workers with REDIS_URL, else a timer);
+   * `false` for none (`tack serve --no-jobs`, when `tack worker` processes run them).
+   */
+  jobs?: false | Omit<StartJobsOptions, 'redisUrl'>;
 }
 
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
@@ -37,6 +47,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const db = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   let redis: Redis | undefined;
   let notifications: ReturnType<typeof authNotifications> | undefined;
+  let jobs: JobsHandle | undefined;
   try {
     const applied = await migrateToLatest(db.db);
     if (applied.length > 0) log.info({ applied }, 'database migrated');
@@ -47,7 +58,17 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     }
     redis = config.redisUrl ? connectRedis(config.redisUrl, log) : undefined;
     let onAuthChanged: (() => void) | undefined;
-    const built = await buildApp({ config, db: db.db, log, redis, https, clock: options.clock, onAuthChanged: () => onAuthChanged?.() });
+    const jobDeps: JobDeps = { db: db.db, slack: slackWebClient(config, log), clock: options.clock ?? (() => new Date()), config, log };
+    const built = await buildApp({
+      config,
+      db: db.db,
+      log,
+      redis,
+      https,
+      clock: options.clock,
+      onAuthChanged: () => onAuthChanged?.(),
+      jobs: jobRunner(jobDeps),
+    });
     if (db.pool) {
       notifications = authNotifications(db.pool, () => built.authCache.clear(), log);
       onAuthChanged = notifications.notify;
@@ -62,16 +83,19 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `${config.tls ? 'https' : 'http'}://${host}:${port}`;
     if (config.publicBaseUrlIsDefault && port !== config.port) built.runtime.publicBaseUrl = `${url}/p`;
+    if (options.jobs !== false) jobs = await startJobs(jobDeps, { redisUrl: config.redisUrl, ...options.jobs });
     let closing: Promise<void> | undefined;
     return {
       ...built,
       url,
       db,
       redis,
+      jobs,
       close() {
         closing ??= (async () => {
           clearInterval(prune);
           await built.app.close();
+          await jobs?.close();
           await notifications?.stop();
           redis?.disconnect();
           await db.close();
@@ -80,6 +104,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       },
     };
   } catch (err) {
+    await jobs?.close();
     await notifications?.stop();
     redis?.disconnect();
     await db.close();

@@ -36,7 +36,7 @@ describe('manifest.yml', () => {
       if (!m) break;
       scopes.push(m[1]!);
     }
-    expect(scopes.sort()).toEqual(['chat:write', 'commands', 'im:write', 'users:read', 'users:read.email']);
+    expect(scopes.sort()).toEqual(['channels:history', 'chat:write', 'commands', 'groups:history', 'im:history', 'im:write', 'users:read', 'users:read.email']);
     expect(manifest).not.toMatch(/event_subscriptions/);
     expect(values('is_enabled')).toEqual(['true']);
     expect(values('socket_mode_enabled')).toEqual(['false']);

@@ -2,7 +2,8 @@ import type { Scenario } from '../scenario.js';
 import { cards } from './cards.js';
 import { cliStartup } from './cli-startup.js';
 import { me } from './me.js';
+import { reminders } from './reminders.js';
 import { slack } from './slack.js';
 import { snippets } from './snippets.js';
 
-export const scenarios: Scenario[] = [me, snippets, cards, cliStartup, slack];
+export const scenarios: Scenario[] = [me, snippets, cards, slack, reminders, cliStartup];

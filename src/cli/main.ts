@@ -4,7 +4,7 @@ import { addClientCommands } from './client-commands.js';
 import { exitWith } from './exit.js';
 import { loginCommand, logoutCommand } from './login-commands.js';
 import { loadManifest } from './manifest-file.js';
-import { serveCommand, migrateCommand } from './server-commands.js';
+import { serveCommand, migrateCommand, workerCommand } from './server-commands.js';
 
 /**
  * The `tack` binary. Client commands are generated from the operation table's JSON manifest;
@@ -37,6 +37,7 @@ program
 
 program.commandsGroup('Server:');
 program.addCommand(serveCommand().copyInheritedSettings(program));
+program.addCommand(workerCommand().copyInheritedSettings(program));
 program.addCommand(migrateCommand().copyInheritedSettings(program));
 
 program.addHelpText(

@@ -30,13 +30,14 @@ function startupFailure(err: unknown): never {
 
 export function serveCommand(): Command {
   return new Command('serve')
-    .description('migrate the database, bootstrap on first start, and serve the API (npm start)')
-    .action(async () => {
+    .description('migrate the database, bootstrap on first start, and serve the API and the background jobs (npm start)')
+    .option('--no-jobs', 'do not run the background jobs in this process (run `tack worker` processes instead)')
+    .action(async (options: { jobs: boolean }) => {
       const config = await loadConfigOrExit();
       const { startServer } = await import('../server.js');
       let server: Awaited<ReturnType<typeof startServer>>;
       try {
-        server = await startServer(config);
+        server = await startServer(config, options.jobs ? {} : { jobs: false });
       } catch (err) {
         startupFailure(err);
       }
@@ -53,6 +54,36 @@ export function serveCommand(): Command {
       };
       process.once('SIGTERM', () => shutdown('SIGTERM'));
       process.once('SIGINT', () => shutdown('SIGINT'));
+    });
+}
+
+export function workerCommand(): Command {
+  return new Command('worker')
+    .description('run the background jobs (due-todo reminders, milestone summaries) on BullMQ, without the API; needs REDIS_URL')
+    .action(async () => {
+      const config = await loadConfigOrExit();
+      const { startWorker, WorkerConfigError } = await import('../worker.js');
+      let worker: Awaited<ReturnType<typeof startWorker>>;
+      try {
+        worker = await startWorker(config);
+      } catch (err) {
+        if (err instanceof WorkerConfigError) fail(err.message);
+        startupFailure(err);
+      }
+      process.stdout.write('tack: worker running (todo-reminders, milestone-summaries)\n');
+      const shutdown = () => {
+        // Let the run in progress finish; a second signal, or 60 s, ends it at once.
+        const force = setTimeout(() => process.exit(1), 60_000);
+        force.unref();
+        process.once('SIGTERM', () => process.exit(1));
+        process.once('SIGINT', () => process.exit(1));
+        worker.close().then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
+      };
+      process.once('SIGTERM', shutdown);
+      process.once('SIGINT', shutdown);
     });
 }
 

@@ -184,6 +184,7 @@ export interface Database {
   snippet_links: SnippetLinksTable;
   slack_deliveries: SlackDeliveriesTable;
   slack_subscriptions: SlackSubscriptionsTable;
+  slack_posts: SlackPostsTable;
 }
 
 export interface SlackDeliveriesTable {
@@ -203,6 +204,26 @@ export interface SlackSubscriptionsTable {
   tz: string;
   created_by: string;
   last_sent_period: string | null;
+  created_at: Generated<string>;
+  updated_at: Generated<string>;
+}
+
+export type SlackPostKind = 'todo_reminder' | 'milestone_summary';
+export type SlackPostState = 'sending' | 'retry' | 'sent' | 'failed';
+
+export interface SlackPostsTable {
+  kind: SlackPostKind;
+  subject_id: string;
+  period: string;
+  org_id: string;
+  state: SlackPostState;
+  attempts: Generated<number>;
+  unsure: Generated<boolean>;
+  lease_until: NullableTimestamp;
+  channel_id: string | null;
+  message_ts: string | null;
+  sent_at: NullableTimestamp;
+  last_error: string | null;
   created_at: Generated<string>;
   updated_at: Generated<string>;
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, Role } from '../db/schema.js';
 import type { Member } from './members.js';
+import type { JobRunner } from './jobs.js';
 
 export const SCOPES = ['read', 'write', 'replay', 'config:write'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -38,4 +39,6 @@ export interface Ctx {
   principal: Principal;
   /** Base of snippets' public links (config PUBLIC_BASE_URL, no trailing slash); set by `execute`. */
   publicBaseUrl?: string;
+  /** Runs a background job now (`runJob`); set by `execute` when the server has jobs. */
+  jobs?: JobRunner;
 }

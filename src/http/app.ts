@@ -10,6 +10,7 @@ import { AppError } from '../domain/errors.js';
 import { operations } from '../operations/index.js';
 import type { Operation } from '../operations/operation.js';
 import type { Runtime } from '../operations/execute.js';
+import type { JobRunner } from '../domain/jobs.js';
 import { registerSlack } from '../slack/plugin.js';
 import { AuthCache } from './auth-cache.js';
 import { clientErrorHandler, frameworkErrors, newRequestId } from './client-errors.js';
@@ -31,6 +32,8 @@ export interface AppDeps {
   https?: { cert: Buffer; key: Buffer } | undefined;
   /** Told after a commit that changed tokens or members (other processes' caches). */
   onAuthChanged?: () => void;
+  /** Runs a background job now (`runJob`). */
+  jobs?: JobRunner;
 }
 
 export interface App {
@@ -69,6 +72,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     db: deps.db,
     clock,
     publicBaseUrl: deps.config.publicBaseUrl,
+    jobs: deps.jobs,
     afterCommit(op: Operation) {
       if (!op.changesAuth) return;
       authCache.clear();

@@ -1,7 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import type { Principal } from '../domain/context.js';
+import type { Ctx, Principal } from '../domain/context.js';
+import { AppError } from '../domain/errors.js';
 import { claimKey, recordKey, requestHash, type IdempotencySlot } from '../domain/idempotency.js';
+import type { JobRunner } from '../domain/jobs.js';
 import { requireScope, requireWriter } from '../domain/permissions.js';
 import type { Operation } from './operation.js';
 
@@ -12,6 +14,8 @@ export interface Runtime {
   publicBaseUrl?: string;
   /** Called after a write commits (for example, to drop cached principals). */
   afterCommit?: (op: Operation) => void;
+  /** Runs a background job now (`runJob`); absent where the server runs no jobs. */
+  jobs?: JobRunner;
 }
 
 export interface Outcome {
@@ -34,26 +38,63 @@ export async function execute(
   idempotencyKey?: string,
 ): Promise<Outcome> {
   requireScope(principal, op.scope);
+  const ctx = (db: Kysely<Database>): Ctx => ({ db, clock: rt.clock, principal, publicBaseUrl: rt.publicBaseUrl, jobs: rt.jobs });
   if (op.readOnly) {
-    const result = await op.run({ db: rt.db, clock: rt.clock, principal, publicBaseUrl: rt.publicBaseUrl }, input);
+    const result = await op.run(ctx(rt.db), input);
     return { status: op.status, body: serialize(result), replayed: false };
   }
   requireWriter(principal);
   const slot: IdempotencySlot | undefined = idempotencyKey
     ? { owner: principal.tokenId ?? `member:${principal.memberId}`, operation: op.name, key: idempotencyKey, hash: requestHash(input), secret: principal.replaySecret }
     : undefined;
+  if (op.ownTransactions) return executeOutsideTransaction(rt, op, ctx(rt.db), input, slot);
   const outcome = await rt.db.transaction().execute(async (trx) => {
     if (slot) {
       const stored = await claimKey(trx, slot);
       if (stored) return { ...stored, replayed: true };
     }
-    const result = await op.run({ db: trx, clock: rt.clock, principal, publicBaseUrl: rt.publicBaseUrl }, input);
+    const result = await op.run(ctx(trx), input);
     const response = { status: op.status, body: serialize(result) };
     if (slot) await recordKey(trx, slot, response);
     return { ...response, replayed: false };
   });
   if (!outcome.replayed) rt.afterCommit?.(op);
   return outcome;
+}
+
+// Keys of `ownTransactions` requests still running in this process.
+const running = new Set<string>();
+
+/**
+ * An operation that commits its own steps runs on the pool, so its key cannot be held by a
+ * transaction around it: the key is checked (replayed or refused) in a short transaction
+ * first, held in memory while the operation runs, and its response recorded afterwards.
+ * Two processes running the same key at the same moment both run it; only operations whose
+ * second run changes nothing (jobs) may be `ownTransactions`.
+ */
+async function executeOutsideTransaction(
+  rt: Runtime,
+  op: Operation,
+  ctx: Ctx,
+  input: Record<string, unknown>,
+  slot: IdempotencySlot | undefined,
+): Promise<Outcome> {
+  const name = slot && `${slot.owner} ${slot.operation} ${slot.key}`;
+  if (slot && name) {
+    if (running.has(name)) throw new AppError('idempotency_key_in_use', 409, 'A request with this Idempotency-Key is still being processed; retry shortly.');
+    const stored = await rt.db.transaction().execute((trx) => claimKey(trx, slot));
+    if (stored) return { ...stored, replayed: true };
+    running.add(name);
+  }
+  try {
+    const result = await op.run(ctx, input);
+    const response = { status: op.status, body: serialize(result) };
+    if (slot) await rt.db.transaction().execute((trx) => recordKey(trx, slot, response));
+    rt.afterCommit?.(op);
+    return { ...response, replayed: false };
+  } finally {
+    if (name) running.delete(name);
+  }
 }
 
 function serialize(result: unknown): string | null {

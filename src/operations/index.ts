@@ -5,6 +5,7 @@ import { boardOperations } from './boards.js';
 import { cardOperations } from './cards.js';
 import { todoOperations } from './todos.js';
 import { milestoneOperations } from './milestones.js';
+import { jobOperations } from './jobs.js';
 
 /** The table of operations: every face (HTTP, MCP, CLI, OpenAPI) is generated from it. */
 export const operations: readonly Operation[] = [
@@ -14,6 +15,7 @@ export const operations: readonly Operation[] = [
   ...cardOperations,
   ...todoOperations,
   ...milestoneOperations,
+  ...jobOperations,
 ];
 
 const byName = new Map(operations.map((op) => [op.name, op]));

@@ -31,6 +31,11 @@ export interface OperationSpec<P extends Obj, Q extends Obj, B extends Obj, O ex
   destructive?: boolean;
   /** The write changes who a token is (tokens, members): drop cached principals on commit. */
   changesAuth?: boolean;
+  /**
+   * The operation commits its own steps (a job claims, posts to Slack, then records each
+   * message): `execute` runs it on the pool instead of inside one transaction of its own.
+   */
+  ownTransactions?: boolean;
   run(ctx: Ctx, input: InputOf<P, Q, B>): Promise<O extends z.ZodType ? z.input<O> : void>;
 }
 
@@ -53,6 +58,7 @@ export interface Operation {
   idempotent: boolean;
   destructive: boolean;
   changesAuth: boolean;
+  ownTransactions: boolean;
   run(ctx: Ctx, input: Record<string, unknown>): Promise<unknown>;
 }
 
@@ -80,6 +86,7 @@ export function defineOperation<
     idempotent: spec.idempotent ?? (spec.method === 'GET' || spec.method === 'DELETE'),
     destructive: spec.destructive ?? spec.method === 'DELETE',
     changesAuth: spec.changesAuth ?? false,
+    ownTransactions: spec.ownTransactions ?? false,
     // The spec's run is typed by its own schemas; every face validates input with those same
     // schemas before calling, so widening the parameter here is sound.
     run: spec.run as (ctx: Ctx, input: Record<string, unknown>) => Promise<unknown>,

@@ -6,7 +6,7 @@ import type { SlackDeps } from './deps.js';
 import { profileLookup, resolveSlackMember } from './member-link.js';
 import { errorReply } from './replies.js';
 import { openTodosThisWeek, type OpenTodos } from './todo-list.js';
-import { messageView, TODO_DONE_ACTION, todoBlocks, todoListView, type TodoView } from './views.js';
+import { messageView, REMINDER_BLOCK, TODO_DONE_ACTION, todoBlocks, todoListView, type TodoView } from './views.js';
 
 /** A reply that leaves the clicked message alone and tells only the clicker. */
 function aside(reply: SlackReply): SlackReply {
@@ -60,15 +60,23 @@ export async function runTodoDone(deps: SlackDeps, body: BlockAction, todoId: st
   }
 }
 
+function isReminder(body: BlockAction): boolean {
+  const blocks: unknown = body.message?.blocks;
+  return Array.isArray(blocks) && blocks.some((b) => blockId(b) === REMINDER_BLOCK);
+}
+
 /**
  * The Done button (`action_id` todo_done, value the todo id): ack, complete the todo, then
- * replace the message through `response_url`, or with chat.update when there is none.
+ * replace the message through `response_url`, or with chat.update for a reminder or when
+ * there is none.
  */
 export function registerActions(app: App, deps: SlackDeps): void {
   app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: TODO_DONE_ACTION }, async ({ ack, body, action, respond, client }) => {
     await ack();
     const reply = await runTodoDone(deps, body, action.value ?? '', client);
-    if (body.response_url) {
+    // A reminder is often clicked long after its response_url (30 minutes) expired: it is
+    // the bot's own message in a DM, so it is replaced by its channel and ts instead.
+    if (body.response_url && !isReminder(body)) {
       await respond(reply);
       return;
     }

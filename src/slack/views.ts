@@ -215,9 +215,29 @@ export function todoDoneView(t: TodoView): SlackReply {
   return ephemeral(`Done: ${t.title}`, todoBlocks({ ...t, done: true }));
 }
 
-/** The due-todo reminder (sent by the reminders job as a direct message). */
-export function todoReminderView(t: TodoView): SlackReply {
-  return message(`Reminder: "${t.title}" is due${t.due_on ? ` on ${t.due_on}` : ''}.`, [section(':alarm_clock: Due today'), ...todoBlocks(t)]);
+/** The block id of a reminder's heading: a Done click on a reminder replaces it with chat.update. */
+export const REMINDER_BLOCK = 'tack_reminder';
+
+export interface ReminderOptions {
+  /** The card the todo mirrors a criterion of. */
+  card?: { ref: string; title: string } | null;
+  /** The owner's calendar day: a todo due before it is overdue (a caught-up reminder). */
+  today?: string;
+}
+
+/**
+ * The due-todo reminder the reminders job sends as a direct message: the todo with its
+ * priority and Done button, and its card (ref, title and the command that shows it).
+ */
+export function todoReminderView(t: TodoView, options: ReminderOptions = {}): SlackReply {
+  const overdue = options.today !== undefined && !!t.due_on && t.due_on < options.today;
+  const heading = overdue ? `:alarm_clock: Overdue since ${t.due_on}` : ':alarm_clock: Due today';
+  const blocks: types.KnownBlock[] = [{ ...section(heading), block_id: REMINDER_BLOCK }, ...todoBlocks(t)];
+  const card = options.card;
+  if (card) blocks.push(context(`Card *${escapeText(card.ref)}* ${escapeText(card.title)} · \`/card ${escapeText(card.ref)}\``));
+  const when = !t.due_on ? '' : overdue ? ` (overdue since ${t.due_on})` : ` today (${t.due_on})`;
+  const onCard = card ? ` on card ${card.ref}` : '';
+  return { text: `Reminder: "${t.title}" (${t.priority})${onCard} is due${when}.`, blocks };
 }
 
 export function cardView(c: CardView, heading?: string): SlackReply {

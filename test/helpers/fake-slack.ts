@@ -6,6 +6,11 @@ import { parse as parseQuery } from 'node:querystring';
  * A local fake of Slack's Web API (a real HTTP server on 127.0.0.1), for `SLACK_API_URL`.
  * It records every call and answers Slack-shaped JSON; tests program answers per method.
  * It also serves `response_url`s (`/response/<id>`), recorded with method `response`.
+ *
+ * Messages the app posts (chat.postMessage) are kept per channel, with their metadata;
+ * chat.update changes them and conversations.history returns them newest first (metadata
+ * only with `include_all_metadata`), as Slack does. conversations.open gives each user a
+ * DM channel of their own (`D` + the user id without its `U`).
  */
 
 export interface RecordedCall {
@@ -28,6 +33,14 @@ export interface FakeResponse {
 
 export type FakeHandler = FakeResponse | ((call: RecordedCall) => FakeResponse | Promise<FakeResponse>);
 
+/** A message kept in a channel of the fake. */
+export interface FakeMessage {
+  ts: string;
+  text: string | undefined;
+  blocks: any[] | undefined;
+  metadata: { event_type: string; event_payload: Record<string, unknown> } | undefined;
+}
+
 export interface FakeSlack {
   /** `http://127.0.0.1:<port>` */
   url: string;
@@ -43,7 +56,11 @@ export interface FakeSlack {
   callsTo(method: string): RecordedCall[];
   /** Resolves with the first call (already made or still to come) that matches. */
   waitFor(predicate: (call: RecordedCall) => boolean, timeoutMs?: number): Promise<RecordedCall>;
-  /** Forgets the calls (not the programmed answers). */
+  /** The messages of a channel, oldest first. */
+  messages(channel: string): FakeMessage[];
+  /** What the fake answers by default (posting, updating or reading messages); for handlers that add to it. */
+  answerAsSlack(call: RecordedCall): FakeResponse;
+  /** Forgets the calls (not the programmed answers, nor the messages). */
   clear(): void;
   close(): Promise<void>;
 }
@@ -78,8 +95,19 @@ function decodeBody(raw: string, contentType: string | undefined): Record<string
 }
 
 let counter = 0;
+let sequence = 0;
 
-function defaults(call: RecordedCall): FakeResponse {
+/** A ts unique within the process, shaped like Slack's (`seconds.micro`). */
+function nextTs(): string {
+  return `${Math.floor(Date.now() / 1000)}.${String(++sequence).padStart(6, '0')}`;
+}
+
+/** The DM channel of a user: one per user, stable. */
+export function dmChannelOf(user: string): string {
+  return `D${user.replace(/^U/, '')}`;
+}
+
+function defaults(call: RecordedCall, channels: Map<string, FakeMessage[]>): FakeResponse {
   switch (call.method) {
     case 'response':
       return { body: 'ok' };
@@ -87,13 +115,35 @@ function defaults(call: RecordedCall): FakeResponse {
       return { body: { ok: true, url: 'https://example.slack.com/', team: 'Example', user: 'tack', team_id: 'T0001', user_id: 'UBOT', bot_id: 'BBOT' } };
     case 'users.info':
       return { body: { ok: true, user: { id: call.body.user, team_id: 'T0001', name: 'someone', tz: 'UTC', profile: {} } } };
-    case 'chat.postMessage':
-    case 'chat.update':
-      return { body: { ok: true, channel: call.body.channel ?? 'C0001', ts: call.body.ts ?? `${Date.now() / 1000}`, message: { text: call.body.text } } };
+    case 'chat.postMessage': {
+      const channel = String(call.body.channel ?? 'C0001');
+      const message: FakeMessage = { ts: nextTs(), text: call.body.text, blocks: call.body.blocks, metadata: call.body.metadata };
+      channels.set(channel, [...(channels.get(channel) ?? []), message]);
+      return { body: { ok: true, channel, ts: message.ts, message: { text: call.body.text } } };
+    }
+    case 'chat.update': {
+      const channel = String(call.body.channel ?? 'C0001');
+      const kept = channels.get(channel)?.find((m) => m.ts === call.body.ts);
+      if (kept) Object.assign(kept, { text: call.body.text, blocks: call.body.blocks });
+      return { body: { ok: true, channel, ts: call.body.ts ?? nextTs(), message: { text: call.body.text } } };
+    }
+    case 'conversations.history': {
+      const withMetadata = call.body.include_all_metadata === true || call.body.include_all_metadata === 'true';
+      const messages = [...(channels.get(String(call.body.channel)) ?? [])].reverse().map((m) => ({
+        type: 'message',
+        user: 'UBOT',
+        bot_id: 'BBOT',
+        ts: m.ts,
+        text: m.text,
+        ...(m.blocks ? { blocks: m.blocks } : {}),
+        ...(withMetadata && m.metadata ? { metadata: m.metadata } : {}),
+      }));
+      return { body: { ok: true, messages, has_more: false, response_metadata: { next_cursor: '' } } };
+    }
     case 'chat.postEphemeral':
       return { body: { ok: true, message_ts: `${Date.now() / 1000}` } };
     case 'conversations.open':
-      return { body: { ok: true, channel: { id: 'D0001' } } };
+      return { body: { ok: true, channel: { id: call.body.users ? dmChannelOf(String(call.body.users).split(',')[0]!) : 'D0001' } } };
     default:
       return { body: { ok: true } };
   }
@@ -104,11 +154,12 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const persistent = new Map<string, FakeHandler>();
   const once = new Map<string, FakeHandler[]>();
   const waiters = new Set<{ predicate: (c: RecordedCall) => boolean; resolve: (c: RecordedCall) => void }>();
+  const channels = new Map<string, FakeMessage[]>();
 
   const answer = async (call: RecordedCall): Promise<FakeResponse> => {
     const queued = once.get(call.method);
     const handler = queued && queued.length > 0 ? queued.shift()! : persistent.get(call.method);
-    if (!handler) return defaults(call);
+    if (!handler) return defaults(call, channels);
     return typeof handler === 'function' ? handler(call) : handler;
   };
 
@@ -173,6 +224,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         waiters.add(waiter);
       });
     },
+    messages: (channel) => [...(channels.get(channel) ?? [])],
+    answerAsSlack: (call) => defaults(call, channels),
     clear: () => void calls.splice(0, calls.length),
     close: () =>
       new Promise<void>((resolve) => {

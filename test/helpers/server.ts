@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import { generateToken } from '../../src/domain/token-format.js';
-import { startServer, type RunningServer } from '../../src/server.js';
+import { startServer, type RunningServer, type ServerOptions } from '../../src/server.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export interface TestServer {
@@ -58,11 +58,12 @@ export function apiClient(baseUrl: string, defaultToken: string | null): Api {
 
 /**
  * Starts the real server on a port of its own, against a fresh Postgres database (or the
- * given environment), with a known bootstrap token.
+ * given environment), with a known bootstrap token. Background jobs run only when `jobs`
+ * asks for them (give BullMQ a prefix of the test's own).
  */
 export async function startTestServer(
   env: Record<string, string | undefined> = {},
-  options: { clock?: () => Date } = {},
+  options: { clock?: () => Date; jobs?: ServerOptions['jobs']; log?: ServerOptions['log'] } = {},
 ): Promise<TestServer> {
   const database = env.DATABASE_URL === undefined && !('DATA_DIR' in env) ? await createTestDatabase() : undefined;
   const token = env.TACK_BOOTSTRAP_TOKEN ?? generateToken();
@@ -74,7 +75,7 @@ export async function startTestServer(
     TACK_BOOTSTRAP_TOKEN: token,
     ...env,
   });
-  const server = await startServer(config, { log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), print: () => {}, clock: options.clock });
+  const server = await startServer(config, { log: options.log ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), print: () => {}, clock: options.clock, jobs: options.jobs ?? false });
   return {
     server,
     url: server.url,

@@ -3,6 +3,7 @@ import { platform } from './0001-platform.js';
 import { snippets } from './0002-snippets.js';
 import { work } from './0003-work.js';
 import { slack } from './0004-slack.js';
+import { jobs } from './0005-jobs.js';
 
 /** Every migration, in order. Later issues append theirs. */
-export const migrations: SqlMigration[] = [platform, snippets, work, slack];
+export const migrations: SqlMigration[] = [platform, snippets, work, slack, jobs];

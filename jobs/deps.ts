@@ -1,0 +1,39 @@
+import type { WebClient } from '@slack/web-api';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Config } from '../src/config.js';
+import type { Database } from '../src/db/schema.js';
+import type { JobResult, JobScope } from '../src/domain/jobs.js';
+
+/** What a job needs: everything it touches is handed in, so tests and the bench run it as is. */
+export interface JobDeps {
+  db: Kysely<Database>;
+  /** The Web API client; undefined when Slack is not configured (then nothing is sent). */
+  slack: WebClient | undefined;
+  clock: () => Date;
+  config: Pick<Config, 'reminderHour'> & { slack: Pick<Config['slack'], 'org'> };
+  log: Logger;
+}
+
+/** A job: one sweep over what is due now, returning what it did. */
+export type JobProcessor = (deps: JobDeps, scope?: JobScope) => Promise<JobResult>;
+
+export function emptyResult(): JobResult {
+  return { sent: 0, skipped: 0, failed: 0 };
+}
+
+/** The organization the Slack workspace works in (`SLACK_ORG`), unless the scope names another. */
+export async function slackOrgId(deps: JobDeps, scope: JobScope): Promise<string | undefined> {
+  const org = await deps.db.selectFrom('organizations').select('id').where('slug', '=', deps.config.slack.org).executeTakeFirst();
+  if (!org || (scope.orgId !== undefined && scope.orgId !== org.id)) return undefined;
+  return org.id;
+}
+
+/** Runs `fn` over `items` with at most `limit` at a time. */
+export async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+}

@@ -1,0 +1,154 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database, SlackPostKind } from './schema.js';
+
+/**
+ * Claims and records of the messages jobs post (table `slack_posts`, see migration 0005).
+ * Each step is one statement, committed at once, so what a worker claimed or sent is known
+ * to every other worker before it posts anything.
+ */
+
+/** How long a claim is a worker's alone; far longer than one post with its retries takes. */
+export const LEASE_MS = 10 * 60_000;
+/** After this many attempts a post is given up (state `failed`, kept with its last error). */
+export const MAX_ATTEMPTS = 8;
+
+export interface PostSubject {
+  subjectId: string;
+  period: string;
+}
+
+export interface Claim extends PostSubject {
+  kind: SlackPostKind;
+  attempts: number;
+  /** An earlier attempt may have posted it: look in the channel before posting again. */
+  unsure: boolean;
+  leaseUntil: Date;
+}
+
+/**
+ * What must still hold for a post to be claimed: a reminder's todo is open and still due on
+ * that date (a changed due date is a new reminder); a summary's subscription still exists and
+ * has not had this period's summary.
+ */
+function subjectStillWants(kind: SlackPostKind) {
+  return kind === 'todo_reminder'
+    ? sql`join todos t on t.id = s.subject_id and t.due_on = s.period::date and not t.done`
+    : sql`join slack_subscriptions t on t.id = s.subject_id and t.last_sent_period is distinct from s.period`;
+}
+
+/**
+ * Claims those of `subjects` that nobody has sent, given up or holds a live lease on; returns
+ * the claims won. Two workers claiming the same post at once: the second waits for the
+ * first's insert to commit, then finds the live lease and gets nothing.
+ *
+ * ```sql
+ * insert into slack_posts as p (...) select ... from jsonb_to_recordset($1) s join todos t ...
+ * on conflict (kind, subject_id, period) do update set attempts = p.attempts + 1,
+ *   unsure = p.state = 'sending', state = 'sending', lease_until = excluded.lease_until
+ * where p.state in ('sending','retry') and (p.lease_until is null or p.lease_until <= $now)
+ * returning subject_id, period, attempts, unsure
+ * ```
+ */
+export async function claimPosts(
+  db: Kysely<Database>,
+  kind: SlackPostKind,
+  orgId: string,
+  subjects: readonly PostSubject[],
+  now: Date,
+): Promise<Claim[]> {
+  if (subjects.length === 0) return [];
+  const at = now.toISOString();
+  const leaseUntil = new Date(now.getTime() + LEASE_MS);
+  const items = JSON.stringify(subjects.map((s) => ({ subject_id: s.subjectId, period: s.period })));
+  const { rows } = await sql<{ subject_id: string; period: string; attempts: number; unsure: boolean }>`
+    insert into slack_posts as p (kind, subject_id, period, org_id, state, attempts, unsure, lease_until, created_at, updated_at)
+    select ${kind}, s.subject_id, s.period, ${orgId}, 'sending', 1, false, ${leaseUntil.toISOString()}::timestamptz, ${at}::timestamptz, ${at}::timestamptz
+    from jsonb_to_recordset(${items}::jsonb) as s(subject_id text, period text)
+    ${subjectStillWants(kind)}
+    order by s.subject_id, s.period
+    on conflict (kind, subject_id, period) do update set
+      attempts = p.attempts + 1,
+      unsure = p.state = 'sending',
+      state = 'sending',
+      lease_until = excluded.lease_until,
+      updated_at = excluded.updated_at
+    where p.state in ('sending', 'retry') and (p.lease_until is null or p.lease_until <= ${at}::timestamptz)
+    returning p.subject_id, p.period, p.attempts, p.unsure`.execute(db);
+  return rows.map((r) => ({ kind, subjectId: r.subject_id, period: r.period, attempts: r.attempts, unsure: r.unsure, leaseUntil }));
+}
+
+function where(claim: Claim) {
+  return { kind: claim.kind, subject_id: claim.subjectId, period: claim.period } as const;
+}
+
+export interface SentPost {
+  claim: Claim;
+  channelId: string;
+  ts: string;
+}
+
+/**
+ * Records posts as sent, many in one statement (one commit instead of one per message):
+ * each claim becomes its record, and nobody sends it again.
+ *
+ * ```sql
+ * update slack_posts p set state = 'sent', channel_id = s.channel_id, message_ts = s.ts, sent_at = $now, lease_until = null
+ * from jsonb_to_recordset($1) s(kind text, subject_id text, period text, channel_id text, ts text)
+ * where (p.kind, p.subject_id, p.period) = (s.kind, s.subject_id, s.period)
+ * ```
+ */
+export async function markSent(db: Kysely<Database>, posts: readonly SentPost[], now: Date): Promise<void> {
+  if (posts.length === 0) return;
+  const at = now.toISOString();
+  const items = JSON.stringify(posts.map((p) => ({ ...where(p.claim), channel_id: p.channelId, ts: p.ts })));
+  await sql`
+    update slack_posts as p set state = 'sent', channel_id = s.channel_id, message_ts = s.ts, sent_at = ${at}::timestamptz,
+      lease_until = null, unsure = false, last_error = null, updated_at = ${at}::timestamptz
+    from jsonb_to_recordset(${items}::jsonb) as s(kind text, subject_id text, period text, channel_id text, ts text)
+    where p.kind = s.kind and p.subject_id = s.subject_id and p.period = s.period`.execute(db);
+}
+
+/** Minutes before attempt n + 1: 1, 2, 4, … up to 30. */
+function backoffMs(attempts: number): number {
+  return Math.min(2 ** Math.max(0, attempts - 1), 30) * 60_000;
+}
+
+/**
+ * Releases a claim whose post did not go through. `mayBePosted` (Slack did not answer, or
+ * an earlier attempt could not be checked) keeps it `sending`, so the next claim is unsure
+ * and checks the channel first; otherwise `retry`. Either way after a backoff, and given up
+ * (`failed`) after MAX_ATTEMPTS.
+ */
+export async function markNotSent(
+  db: Kysely<Database>,
+  claim: Claim,
+  outcome: { mayBePosted: boolean; error: string; now: Date; retryAt?: Date },
+): Promise<'failed' | 'later'> {
+  const givenUp = claim.attempts >= MAX_ATTEMPTS;
+  const retryAt = outcome.retryAt ?? new Date(outcome.now.getTime() + backoffMs(claim.attempts));
+  const key = where(claim);
+  await db
+    .updateTable('slack_posts')
+    .set({
+      state: givenUp ? 'failed' : outcome.mayBePosted ? 'sending' : 'retry',
+      lease_until: givenUp ? null : retryAt.toISOString(),
+      last_error: outcome.error.slice(0, 500),
+      updated_at: outcome.now.toISOString(),
+    })
+    .where('kind', '=', key.kind)
+    .where('subject_id', '=', key.subject_id)
+    .where('period', '=', key.period)
+    .execute();
+  return givenUp ? 'failed' : 'later';
+}
+
+/** Records older than this are history only (a reminder's date and a summary's week are long past). */
+export const SLACK_POSTS_TTL_DAYS = 30;
+
+export async function pruneSlackPosts(db: Kysely<Database>, now: Date): Promise<number> {
+  const result = await db
+    .deleteFrom('slack_posts')
+    .where('updated_at', '<', new Date(now.getTime() - SLACK_POSTS_TTL_DAYS * 86_400_000).toISOString())
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

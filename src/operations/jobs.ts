@@ -1,0 +1,19 @@
+import { jobResultSchema, runJob, runJobInput } from '../domain/jobs.js';
+import { defineOperation } from './operation.js';
+
+export const jobOperations = [
+  defineOperation({
+    name: 'runJob',
+    summary: 'Run a background job now for your organization (todo-reminders or milestone-summaries) and say what it did',
+    group: 'jobs',
+    method: 'POST',
+    path: '/jobs/{name}/run',
+    scope: 'replay',
+    params: runJobInput,
+    output: jobResultSchema,
+    // A job sends only what is due and not sent yet: running it again sends nothing twice.
+    idempotent: true,
+    ownTransactions: true,
+    run: (ctx, input) => runJob(ctx, input),
+  }),
+];

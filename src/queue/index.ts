@@ -1,0 +1,43 @@
+import { JOBS, type JobDeps } from '../../jobs/index.js';
+import { startBullJobs } from './bullmq.js';
+import { startInProcessJobs } from './in-process.js';
+import type { JobsHandle, RunJob } from './jobs-handle.js';
+
+export type { JobsHandle } from './jobs-handle.js';
+
+export interface StartJobsOptions {
+  /** BullMQ on this Redis; unset: an in-process timer. */
+  redisUrl: string | undefined;
+  /** BullMQ key prefix (default `tack:jobs`); tests use their own. */
+  prefix?: string;
+  /** How often each job sweeps (default every minute). */
+  everyMs?: number;
+  /** With Redis: run workers (default true) and upsert the schedulers (default true). */
+  work?: boolean;
+  schedule?: boolean;
+}
+
+export const DEFAULT_PREFIX = 'tack:jobs';
+export const DEFAULT_EVERY_MS = 60_000;
+
+/**
+ * Starts the background jobs: on BullMQ when Redis is configured, else on a timer in this
+ * process. Without a Slack bot token there is nothing to send, and nothing starts.
+ */
+export async function startJobs(deps: JobDeps, options: StartJobsOptions): Promise<JobsHandle> {
+  if (!deps.slack) {
+    deps.log.info('Slack is not configured (SLACK_BOT_TOKEN): due-todo reminders and milestone summaries are off');
+    return { mode: 'off', close: async () => {} };
+  }
+  const run: RunJob = (name) => JOBS[name](deps);
+  const everyMs = options.everyMs ?? DEFAULT_EVERY_MS;
+  if (!options.redisUrl) return startInProcessJobs(run, { everyMs, log: deps.log });
+  return startBullJobs(run, {
+    redisUrl: options.redisUrl,
+    prefix: options.prefix ?? DEFAULT_PREFIX,
+    everyMs,
+    work: options.work,
+    schedule: options.schedule,
+    log: deps.log,
+  });
+}

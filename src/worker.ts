@@ -1,0 +1,56 @@
+import pino, { type Logger } from 'pino';
+import type { Config } from './config.js';
+import { connect, type DbHandle } from './db/connect.js';
+import { migrateToLatest } from './db/migrate.js';
+import { startJobs, type JobsHandle, type StartJobsOptions } from './queue/index.js';
+import { slackWebClient } from './slack/web-client.js';
+
+export interface RunningWorker {
+  db: DbHandle;
+  jobs: JobsHandle;
+  /** Lets the run in progress finish, then closes Redis and the database. */
+  close(): Promise<void>;
+}
+
+export class WorkerConfigError extends Error {
+  override name = 'WorkerConfigError';
+}
+
+export interface WorkerOptions extends Omit<StartJobsOptions, 'redisUrl'> {
+  log?: Logger;
+  clock?: () => Date;
+}
+
+/**
+ * `tack worker`: the BullMQ workers without the HTTP server, so a deployment runs API
+ * processes and workers on different machines. It needs Redis (that is how runs reach it)
+ * and a Slack bot token (that is what it sends with).
+ */
+export async function startWorker(config: Config, options: WorkerOptions = {}): Promise<RunningWorker> {
+  if (!config.redisUrl) throw new WorkerConfigError('tack worker needs REDIS_URL (without Redis, `tack serve` runs the jobs itself)');
+  if (!config.slack.botToken) throw new WorkerConfigError('tack worker needs SLACK_BOT_TOKEN: reminders and summaries are Slack messages');
+  const log = options.log ?? pino({ level: config.logLevel });
+  const db = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 4 });
+  try {
+    const applied = await migrateToLatest(db.db);
+    if (applied.length > 0) log.info({ applied }, 'database migrated');
+    const deps = { db: db.db, slack: slackWebClient(config, log), clock: options.clock ?? (() => new Date()), config, log };
+    const { prefix, everyMs, work, schedule } = options;
+    const jobs = await startJobs(deps, { redisUrl: config.redisUrl, prefix, everyMs, work, schedule });
+    let closing: Promise<void> | undefined;
+    return {
+      db,
+      jobs,
+      close() {
+        closing ??= (async () => {
+          await jobs.close();
+          await db.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+}

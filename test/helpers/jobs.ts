@@ -1,0 +1,61 @@
+import pino from 'pino';
+import type { JobDeps } from '../../jobs/index.js';
+import { slackWebClient } from '../../src/slack/web-client.js';
+import type { FakeSlack, RecordedCall } from './fake-slack.js';
+import type { TestServer } from './server.js';
+
+/** Environment that turns the Slack app (and so the jobs) on, against the fake. */
+export function slackEnv(fake: FakeSlack, extra: Record<string, string> = {}): Record<string, string> {
+  return { SLACK_SIGNING_SECRET: 'jobs-secret', SLACK_BOT_TOKEN: 'xoxb-jobs', SLACK_API_URL: fake.apiUrl, ...extra };
+}
+
+/** What the jobs run with in the test server, on a clock of the test's choosing. */
+export function jobDeps(t: TestServer, clock: () => Date): JobDeps {
+  const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  return { db: t.server.db.db, slack: slackWebClient(t.config, log), clock, config: t.config, log };
+}
+
+export interface TestMember {
+  id: string;
+  token: string;
+}
+
+/** A member of the bootstrap organization with a read/write token of their own. */
+export async function addMember(t: TestServer, body: { name: string; slack_user_id?: string; tz?: string; role?: string }): Promise<TestMember> {
+  const member = await t.api('POST', '/v1/members', { body: { role: 'member', ...body } });
+  if (member.status !== 201) throw new Error(`createMember: ${member.status} ${member.text}`);
+  const token = await t.api('POST', '/v1/tokens', { body: { name: `${body.name} token`, scopes: ['read', 'write'], member_id: member.body.id } });
+  if (token.status !== 201) throw new Error(`createToken: ${token.status} ${token.text}`);
+  return { id: member.body.id, token: token.body.token };
+}
+
+export async function addTodo(t: TestServer, member: TestMember, body: Record<string, unknown>): Promise<{ id: string; title: string }> {
+  const res = await t.api('POST', '/v1/todos', { token: member.token, body });
+  if (res.status !== 201) throw new Error(`createTodo: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+/** The reminders posted (chat.postMessage calls carrying a tack_reminder marker). */
+export function remindersIn(calls: RecordedCall[]): RecordedCall[] {
+  return calls.filter((c) => c.method === 'chat.postMessage' && c.body.metadata?.event_type === 'tack_reminder');
+}
+
+/** How many reminders each todo got. */
+export function remindersPerTodo(calls: RecordedCall[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const c of remindersIn(calls)) {
+    const id = String(c.body.metadata.event_payload.todo_id);
+    counts.set(id, (counts.get(id) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** Polls `check` until it holds or `timeoutMs` passes. */
+export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 10_000, what = 'condition'): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendTodoReminders } from '../jobs/todo-reminders.js';
+import { dmChannelOf, startFakeSlack, type FakeSlack } from './helpers/fake-slack.js';
+import { addMember, addTodo, eventually, jobDeps, remindersIn, slackEnv, type TestMember } from './helpers/jobs.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+import { slackClient } from './helpers/slack-request.js';
+
+/**
+ * The Done button of a reminder, end to end: the job posts the reminder into the owner's DM,
+ * Slack sends the click (a signed block_actions payload whose message is that reminder), the
+ * todo is completed through completeTodo (ticking its card's criterion), and the reminder is
+ * replaced in place with chat.update (its response_url may long have expired).
+ */
+
+let fake: FakeSlack;
+let t: TestServer;
+let uma: TestMember;
+let now = new Date('2026-03-12T08:00:00Z');
+
+beforeAll(async () => {
+  fake = await startFakeSlack();
+  t = await startTestServer(slackEnv(fake), { clock: () => now });
+  uma = await addMember(t, { name: 'Uma', slack_user_id: 'U0UMA', tz: 'UTC' });
+});
+afterAll(async () => {
+  await t?.close();
+  await fake?.close();
+});
+
+describe('the Done button of a reminder', () => {
+  it('completes the todo, ticks its criterion and replaces the reminder with its done state', async () => {
+    await t.api('POST', '/v1/boards', { body: { name: 'Engineering', slug: 'eng', ref_prefix: 'ENG' } });
+    const card = await t.api('POST', '/v1/cards', { body: { board: 'eng', title: 'Login page', criteria: ['form'] } });
+    const todo = await addTodo(t, uma, { title: 'Write the tests', due_on: '2026-03-12', card_id: card.body.id });
+    now = new Date('2026-03-12T09:00:00Z');
+    expect(await sendTodoReminders(jobDeps(t, () => now))).toMatchObject({ sent: 1 });
+    const dm = dmChannelOf('U0UMA');
+    const [reminder] = fake.messages(dm);
+    expect(reminder).toBeDefined();
+    expect(remindersIn(fake.calls)).toHaveLength(1);
+
+    // Clicked hours later: the response_url Slack sends along is dead by then.
+    now = new Date('2026-03-12T15:00:00Z');
+    const response_url = fake.responseUrl();
+    fake.handle('response', { status: 404, body: 'expired_url' });
+    const slack = slackClient(t.url, 'jobs-secret');
+    const res = await slack.click(
+      { action_id: 'todo_done', value: todo.id, response_url, user_id: 'U0UMA', channel_id: dm, message: { ts: reminder!.ts, text: reminder!.text, blocks: reminder!.blocks } },
+      { timestamp: Math.floor(now.getTime() / 1000) },
+    );
+    expect(res.status).toBe(200);
+
+    const update = await fake.waitFor((c) => c.method === 'chat.update', 10_000);
+    expect(update.body).toMatchObject({ channel: dm, ts: reminder!.ts, text: 'Done: Write the tests' });
+    const blocks = JSON.stringify(update.body.blocks);
+    expect(blocks).toContain('~Write the tests~ done');
+    expect(blocks).not.toContain('"action_id":"todo_done"');
+    expect(update.body.blocks[0].block_id).toBe('tack_reminder');
+    expect(fake.messages(dm)[0]!.blocks).toEqual(update.body.blocks);
+    expect(fake.callsTo('response')).toEqual([]);
+
+    const done = await t.api('GET', '/v1/todos?done=true', { token: uma.token });
+    expect(done.body.data.find((x: { id: string }) => x.id === todo.id)).toMatchObject({ done: true });
+    const criteria = await t.api('GET', `/v1/cards/${card.body.id}/criteria`);
+    expect(criteria.body.data.find((c: { todo_id?: string }) => c.todo_id === todo.id)).toMatchObject({ title: 'Write the tests', done: true });
+    const status = await t.api('GET', `/v1/cards/${card.body.id}`);
+    expect(status.body).toMatchObject({ criteria_done: 1, criteria_total: 2 });
+
+    // Done now: no reminder for it later that day.
+    await eventually(async () => (await sendTodoReminders(jobDeps(t, () => now))).sent === 0, 2_000, 'an idle sweep');
+    expect(remindersIn(fake.calls)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,149 @@
+import { randomBytes } from 'node:crypto';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import { JOB_NAMES } from '../src/domain/jobs.js';
+import { startWorker, WorkerConfigError, type RunningWorker } from '../src/worker.js';
+import { startFakeSlack, type FakeSlack } from './helpers/fake-slack.js';
+import { addMember, addTodo, eventually, remindersPerTodo, slackEnv, type TestMember } from './helpers/jobs.js';
+import { dropPrefix } from './helpers/redis-server.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+import { REDIS_URL } from './helpers/services.js';
+
+/**
+ * The jobs on BullMQ against the real Redis (each test with a queue prefix of its own),
+ * and on the in-process timer without Redis: scheduled runs send what is due, and two
+ * workers on the same schedule send each reminder once.
+ */
+
+let fake: FakeSlack;
+let t: TestServer;
+let uma: TestMember;
+let ravi: TestMember;
+const now = new Date('2026-03-16T12:00:00Z');
+const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+const prefixes: string[] = [];
+
+function prefix(): string {
+  const p = `tack-test-${randomBytes(4).toString('hex')}`;
+  prefixes.push(p);
+  return p;
+}
+
+beforeAll(async () => {
+  fake = await startFakeSlack();
+  t = await startTestServer(slackEnv(fake), { clock: () => now });
+  uma = await addMember(t, { name: 'Uma', slack_user_id: 'U0UMA', tz: 'UTC' });
+  ravi = await addMember(t, { name: 'Ravi', slack_user_id: 'U0RAVI', tz: 'Asia/Kolkata' });
+});
+beforeEach(() => fake.clear());
+afterAll(async () => {
+  await t?.close();
+  await fake?.close();
+  for (const p of prefixes) await dropPrefix(REDIS_URL, p);
+});
+
+function workerConfig() {
+  return loadConfig({ DATABASE_URL: t.database!.url, REDIS_URL, ...slackEnv(fake), LOG_LEVEL: 'silent' });
+}
+
+describe('BullMQ workers', () => {
+  it('two workers on one schedule send every reminder once, with one scheduler per job', async () => {
+    const todos: { id: string }[] = [];
+    for (let i = 0; i < 20; i++) todos.push(await addTodo(t, i % 2 ? uma : ravi, { title: `Scheduled ${i}`, due_on: '2026-03-16' }));
+    const p = prefix();
+    const workers: RunningWorker[] = [];
+    try {
+      for (let i = 0; i < 2; i++) workers.push(await startWorker(workerConfig(), { prefix: p, everyMs: 200, log, clock: () => now }));
+      expect(workers.map((w) => w.jobs.mode)).toEqual(['bullmq', 'bullmq']);
+      await eventually(() => todos.every((x) => remindersPerTodo(fake.calls).get(x.id) === 1), 15_000, 'all 20 reminders');
+      // A few more scheduled runs: nothing more goes out.
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      const counts = remindersPerTodo(fake.calls);
+      expect(todos.map((x) => counts.get(x.id))).toEqual(todos.map(() => 1));
+
+      const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+      try {
+        for (const name of JOB_NAMES) {
+          const queue = new Queue(name, { connection: redis, prefix: p });
+          const schedulers = await queue.getJobSchedulers();
+          expect(schedulers.map((s) => [s.key, s.every])).toEqual([[name, 200]]);
+          const done = await queue.getCompleted();
+          expect(done.length).toBeGreaterThan(0);
+          await queue.close();
+        }
+      } finally {
+        redis.disconnect();
+      }
+    } finally {
+      await Promise.all(workers.map((w) => w.close()));
+    }
+  });
+
+  it('closes gracefully: a run in progress finishes before the worker stops', async () => {
+    const todo = await addTodo(t, uma, { title: 'Slow Slack', due_on: '2026-03-16' });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    fake.handleOnce('conversations.open', async (call) => {
+      await gate;
+      return fake.answerAsSlack(call);
+    });
+    const worker = await startWorker(workerConfig(), { prefix: prefix(), everyMs: 200, log, clock: () => now });
+    try {
+      await fake.waitFor((c) => c.method === 'conversations.open' && c.body.users === 'U0UMA', 10_000);
+      const closed = worker.close();
+      let finished = false;
+      void closed.then(() => (finished = true));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(finished).toBe(false);
+      release();
+      await closed;
+      expect(remindersPerTodo(fake.calls).get(todo.id)).toBe(1);
+    } finally {
+      release();
+      await worker.close();
+    }
+  });
+
+  it('refuses to start without REDIS_URL or a Slack bot token', async () => {
+    await expect(startWorker(loadConfig({ DATABASE_URL: t.database!.url, ...slackEnv(fake) }))).rejects.toBeInstanceOf(WorkerConfigError);
+    await expect(startWorker(loadConfig({ DATABASE_URL: t.database!.url, REDIS_URL }))).rejects.toThrow(/SLACK_BOT_TOKEN/);
+  });
+});
+
+describe('tack serve runs the jobs itself', () => {
+  it('on an in-process timer without Redis', async () => {
+    const server = await startTestServer({ ...slackEnv(fake), DATABASE_URL: t.database!.url }, { clock: () => now, jobs: { everyMs: 200 } });
+    try {
+      expect(server.server.jobs?.mode).toBe('in-process');
+      const todo = await addTodo(t, uma, { title: 'In-process timer', due_on: '2026-03-16' });
+      await eventually(() => remindersPerTodo(fake.calls).get(todo.id) === 1, 10_000, 'the reminder');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('on BullMQ workers with REDIS_URL, and not at all with jobs off', async () => {
+    const server = await startTestServer({ ...slackEnv(fake), DATABASE_URL: t.database!.url, REDIS_URL }, { clock: () => now, jobs: { prefix: prefix(), everyMs: 200 } });
+    try {
+      expect(server.server.jobs?.mode).toBe('bullmq');
+      const todo = await addTodo(t, uma, { title: 'BullMQ in serve', due_on: '2026-03-16' });
+      await eventually(() => remindersPerTodo(fake.calls).get(todo.id) === 1, 10_000, 'the reminder');
+    } finally {
+      await server.close();
+    }
+    const quiet = await startTestServer({ ...slackEnv(fake), DATABASE_URL: t.database!.url }, { clock: () => now, jobs: false });
+    try {
+      expect(quiet.server.jobs).toBeUndefined();
+      const todo = await addTodo(t, uma, { title: 'Nobody sweeps', due_on: '2026-03-16' });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(remindersPerTodo(fake.calls).get(todo.id)).toBeUndefined();
+      // runJob still works there.
+      expect((await quiet.api('POST', '/v1/jobs/todo-reminders/run', { token: t.token })).body).toMatchObject({ sent: 1 });
+    } finally {
+      await quiet.close();
+    }
+  });
+});
