@@ -2,17 +2,20 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 
 /**
- * Milestones of one organization with their status, in one query: a lateral aggregate per
- * milestone over its cards and their criteria, so a page of milestones (or one) costs one
- * round trip, never one query per card.
+ * Milestones of one organization with their status, in one query: two lateral aggregates per
+ * milestone, one over its cards and one over their criteria, so a page of milestones (or one)
+ * costs one round trip, never one query per card. Counting the two apart avoids
+ * `count(distinct …)` over the cards × criteria join, which sorts and took twice as long
+ * (bench: 500 cards × 10 criteria).
  *
  * ```sql
- * select m.*, s.* from milestones m cross join lateral (
- *   select count(distinct c.id) as cards_total,
- *          count(distinct c.id) filter (where c.workflow_status = 'done') as cards_done,
- *          count(k.id) as criteria_total, count(k.id) filter (where k.done) as criteria_done
- *   from cards c left join criteria k on k.card_id = c.id
- *   where c.milestone_id = m.id and c.org_id = m.org_id) s
+ * select m.*, a.*, b.* from milestones m
+ * cross join lateral (select count(*) as cards_total,
+ *                            count(*) filter (where c.workflow_status = 'done') as cards_done
+ *                     from cards c where c.milestone_id = m.id and c.org_id = m.org_id) a
+ * cross join lateral (select count(*) as criteria_total, count(*) filter (where k.done) as criteria_done
+ *                     from cards c join criteria k on k.card_id = c.id
+ *                     where c.milestone_id = m.id and c.org_id = m.org_id) b
  * where m.org_id = $1
  * ```
  *
@@ -26,16 +29,27 @@ export function milestonesWithStatus(db: Kysely<Database>, orgId: string) {
       (eb) =>
         eb
           .selectFrom('cards as c')
-          .leftJoin('criteria as k', 'k.card_id', 'c.id')
           .whereRef('c.milestone_id', '=', 'm.id')
           .whereRef('c.org_id', '=', 'm.org_id')
           .select([
-            sql<number>`count(distinct c.id)::int`.as('cards_total'),
-            sql<number>`(count(distinct c.id) filter (where c.workflow_status = 'done'))::int`.as('cards_done'),
-            sql<number>`count(k.id)::int`.as('criteria_total'),
-            sql<number>`(count(k.id) filter (where k.done))::int`.as('criteria_done'),
+            sql<number>`count(*)::int`.as('cards_total'),
+            sql<number>`(count(*) filter (where c.workflow_status = 'done'))::int`.as('cards_done'),
           ])
-          .as('s'),
+          .as('a'),
+      (join) => join.onTrue(),
+    )
+    .innerJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('cards as c')
+          .innerJoin('criteria as k', 'k.card_id', 'c.id')
+          .whereRef('c.milestone_id', '=', 'm.id')
+          .whereRef('c.org_id', '=', 'm.org_id')
+          .select([
+            sql<number>`count(*)::int`.as('criteria_total'),
+            sql<number>`(count(*) filter (where k.done))::int`.as('criteria_done'),
+          ])
+          .as('b'),
       (join) => join.onTrue(),
     )
     .where('m.org_id', '=', orgId)
@@ -46,9 +60,9 @@ export function milestonesWithStatus(db: Kysely<Database>, orgId: string) {
       'm.kind',
       'm.ends_on',
       'm.created_at',
-      's.cards_done',
-      's.cards_total',
-      's.criteria_done',
-      's.criteria_total',
+      'a.cards_done',
+      'a.cards_total',
+      'b.criteria_done',
+      'b.criteria_total',
     ]);
 }
