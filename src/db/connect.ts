@@ -2,6 +2,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
 import { PGlitePool } from './pglite-pool.js';
+import { PreparedStatementPool } from './prepared-pool.js';
 import { lockDataDir } from './data-dir-lock.js';
 
 export type Db = Kysely<Database>;
@@ -45,7 +46,7 @@ function connectPostgres(url: string, max: number): DbHandle {
   });
   // An idle client's error (a database restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PreparedStatementPool(pool) }) });
   return {
     db,
     kind: 'postgres',
