@@ -1,7 +1,7 @@
 import { TZDate } from '@date-fns/tz';
 import { addDays, format, getISOWeek, getISOWeekYear, startOfISOWeek } from 'date-fns';
 import type { SlackCadence } from '../src/db/schema.js';
-import { isIanaZone } from '../src/domain/fields.js';
+import { zoneOrUtc } from '../src/domain/fields.js';
 import { localToday } from '../src/domain/todo-due.js';
 
 /**
@@ -10,14 +10,10 @@ import { localToday } from '../src/domain/todo-due.js';
  * instant, never the local hour.
  */
 
-function zone(tz: string | null): string {
-  return tz && isIanaZone(tz) ? tz : 'UTC';
-}
-
 /** The instant `date` (YYYY-MM-DD) at `hour`:00 in `tz`. */
 export function atLocalHour(date: string, hour: number, tz: string | null): Date {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];
-  return new Date(new TZDate(y, m - 1, d, hour, 0, 0, zone(tz)).getTime());
+  return new Date(new TZDate(y, m - 1, d, hour, 0, 0, zoneOrUtc(tz)).getTime());
 }
 
 /** `date` (YYYY-MM-DD) moved by whole calendar days. */
@@ -39,7 +35,7 @@ export const REMINDER_CATCH_UP_DAYS = 1;
  * (local calendar days).
  */
 export function reminderDueDates(now: Date, tz: string | null, hour: number): { from: string; through: string } {
-  const today = localToday(now, zone(tz));
+  const today = localToday(now, zoneOrUtc(tz));
   const through = now.getTime() >= atLocalHour(today, hour, tz).getTime() ? today : shiftDate(today, -1);
   return { from: shiftDate(today, -REMINDER_CATCH_UP_DAYS), through };
 }
@@ -50,7 +46,7 @@ export function reminderDueDates(now: Date, tz: string | null, hour: number): { 
  * Monday). A period whose summary did not go out at its hour is still sent later in it.
  */
 export function summaryPeriod(now: Date, tz: string, cadence: SlackCadence, hour: number): { period: string; due: boolean } {
-  const local = new TZDate(now.getTime(), zone(tz));
+  const local = new TZDate(now.getTime(), zoneOrUtc(tz));
   if (cadence === 'daily') {
     const period = format(local, 'yyyy-MM-dd');
     return { period, due: now.getTime() >= atLocalHour(period, hour, tz).getTime() };

@@ -3,6 +3,7 @@ import type { Kysely, Updateable } from 'kysely';
 import type { BoardsTable, Database } from '../db/schema.js';
 import type { Ctx } from './context.js';
 import { uniqueViolation } from './db-errors.js';
+import { slugify } from './slug.js';
 import { AppError, notFound, validationFailed } from './errors.js';
 import { label, pageQuery } from './fields.js';
 import { hasIdPrefix, newId } from './ids.js';
@@ -94,17 +95,6 @@ export async function listBoards(ctx: Ctx, input: z.infer<typeof listBoardsInput
   return toPage(rows, limit, (r) => ({ key: r.created_at, id: r.id }), presentBoard, scope);
 }
 
-function slugFromName(name: string): string {
-  return name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 64)
-    .replace(/-+$/, '');
-}
-
 function prefixFromSlug(slug: string): string {
   const letters = slug.replace(/[^a-z0-9]/g, '').toUpperCase();
   const prefix = /^[A-Z]/.test(letters) ? letters : `B${letters}`;
@@ -121,7 +111,7 @@ function boardClash(err: unknown): AppError | undefined {
 /** A new board (owner or admin with `config:write`). Slug and prefix default from the name. */
 export async function createBoard(ctx: Ctx, input: z.infer<typeof createBoardInput>): Promise<Board> {
   requireConfigWrite(ctx.principal);
-  const slug = input.slug ?? slugFromName(input.name);
+  const slug = input.slug ?? slugify(input.name, 64);
   if (!SLUG.test(slug)) {
     throw validationFailed([{ field: 'slug', code: 'required', message: 'give a slug; none can be derived from this name' }]);
   }

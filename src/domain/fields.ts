@@ -4,13 +4,24 @@ import { z } from 'zod';
 
 export const id = (prefix: string) => z.string().min(1).max(64).describe(`Identifier (${prefix}_…)`);
 
+// Building an Intl.DateTimeFormat is slow, and the due filters and the reminder sweep ask
+// about the same few zones over and over. Only valid zones are remembered (a finite set).
+const knownZones = new Set<string>();
+
 export function isIanaZone(tz: string): boolean {
+  if (knownZones.has(tz)) return true;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
   } catch {
     return false;
   }
+  knownZones.add(tz);
+  return true;
+}
+
+/** The zone to compute someone's local time in: theirs when set and valid, else UTC. */
+export function zoneOrUtc(tz: string | null | undefined): string {
+  return tz && isIanaZone(tz) ? tz : 'UTC';
 }
 
 export const timeZone = z.string().max(64).refine(isIanaZone, 'must be an IANA time zone such as Europe/Berlin');

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Kysely, Updateable } from 'kysely';
 import type { Database, MembersTable } from '../db/schema.js';
 import type { Ctx } from './context.js';
+import { uniqueViolation } from './db-errors.js';
 import { AppError, notFound } from './errors.js';
 import { id, label, pageQuery, timeZone } from './fields.js';
 import { newId } from './ids.js';
@@ -87,9 +88,9 @@ export async function getMember(db: Kysely<Database>, orgId: string, memberId: s
 
 /** Unique e-mail and Slack id per organization: a clash is a 409, not a 500. */
 function uniqueClash(err: unknown): AppError | undefined {
-  const e = err as { code?: string; constraint?: string };
-  if (e.code !== '23505') return undefined;
-  if (e.constraint === 'members_org_slack') return new AppError('member_conflict', 409, 'Another member is already linked to that Slack user.');
+  const constraint = uniqueViolation(err);
+  if (constraint === undefined) return undefined;
+  if (constraint === 'members_org_slack') return new AppError('member_conflict', 409, 'Another member is already linked to that Slack user.');
   return new AppError('member_conflict', 409, 'Another member already has that e-mail address.');
 }
 

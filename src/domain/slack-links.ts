@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, Role } from '../db/schema.js';
 import { SCOPES, type Principal } from './context.js';
+import { uniqueViolation } from './db-errors.js';
 
 /** The tack member behind a Slack user, in the organization the Slack workspace works in. */
 export interface SlackMember {
@@ -79,7 +80,7 @@ export async function linkSlackMemberByEmail(
     return row ? present(row, slackUserId) : undefined;
   } catch (err) {
     // Two first commands of the same user at once: the other one linked them already.
-    if ((err as { code?: string }).code === '23505') return findSlackMember(db, orgSlug, slackUserId);
+    if (uniqueViolation(err) !== undefined) return findSlackMember(db, orgSlug, slackUserId);
     throw err;
   }
 }

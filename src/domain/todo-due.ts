@@ -1,13 +1,13 @@
 import { TZDate } from '@date-fns/tz';
 import { addDays, format } from 'date-fns';
-import { isIanaZone } from './fields.js';
+import { zoneOrUtc } from './fields.js';
 
 export const DUE_FILTERS = ['overdue', 'today', 'week'] as const;
 export type DueFilter = (typeof DUE_FILTERS)[number];
 
 /** `now` as seen in the member's zone; UTC when the member set none. */
 function zoned(now: Date, tz: string | null): TZDate {
-  return new TZDate(now.getTime(), tz && isIanaZone(tz) ? tz : 'UTC');
+  return new TZDate(now.getTime(), zoneOrUtc(tz));
 }
 
 /** The calendar day (`YYYY-MM-DD`) it is at `now` in `tz`, or `daysAhead` calendar days later there. */

@@ -5,7 +5,7 @@ import { milestoneCommand } from '../../commands/milestone.js';
 import { snippetCommand } from '../../commands/snippet.js';
 import { todoCommand } from '../../commands/todo.js';
 import { howToLinkMessage, slackPrincipal } from '../domain/slack-links.js';
-import { isIanaZone } from '../domain/fields.js';
+import { zoneOrUtc } from '../domain/fields.js';
 import { callOperation, type CommandContext, type CommandHandler, type SlackReply } from './command-context.js';
 import type { SlackDeps } from './deps.js';
 import { profileLookup, resolveSlackMember } from './member-link.js';
@@ -44,7 +44,7 @@ export async function runCommand(deps: SlackDeps, command: SlashCommand, client:
       async timeZone() {
         if (member.tz) return member.tz;
         const tz = (await profile())?.tz;
-        return tz && isIanaZone(tz) ? tz : 'UTC';
+        return zoneOrUtc(tz);
       },
     };
     return await handler(command.text ?? '', ctx);

@@ -1,19 +1,12 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { slugify } from '../slug.js';
 
 const MAX_BASE = 60;
 
-/** `Déploy: the API!` → `deploy-the-api`; a name with no Latin letters or digits → `snippet`. */
-export function slugify(name: string): string {
-  const base = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+/, '')
-    .slice(0, MAX_BASE)
-    .replace(/-+$/, '');
-  return base || 'snippet';
+/** A snippet's slug base: `Déploy: the API!` → `deploy-the-api`; no Latin letters or digits → `snippet`. */
+export function snippetSlug(name: string): string {
+  return slugify(name, MAX_BASE) || 'snippet';
 }
 
 /** True when `slug` is `base` or `base-<n>`: a slug that already belongs to that name. */

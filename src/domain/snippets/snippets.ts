@@ -14,7 +14,7 @@ import {
 } from './fields.js';
 import { issueLink, publicUrl, replaceLink } from './links.js';
 import { byRef, loadSnippet, lockSnippet, presentSnippet, snippetNotFound, visibleTo } from './rows.js';
-import { allocateSlug, slugFits, slugify } from './slug.js';
+import { allocateSlug, slugFits, snippetSlug } from './slug.js';
 
 /**
  * Makes the snippet's current state its version row: a new row when the body made a new
@@ -50,7 +50,7 @@ export async function createSnippet(ctx: Ctx, input: z.infer<typeof createSnippe
   requireBodySize(input.body);
   const { orgId, memberId } = ctx.principal;
   const id = newId('snp');
-  const slug = await allocateSlug(ctx.db, orgId, slugify(input.name));
+  const slug = await allocateSlug(ctx.db, orgId, snippetSlug(input.name));
   await ctx.db
     .insertInto('snippets')
     .values({
@@ -105,7 +105,7 @@ export async function updateSnippet(ctx: Ctx, input: z.infer<typeof updateSnippe
   }
   if (input.name !== undefined && input.name !== current.name) {
     patch.name = input.name;
-    const base = slugify(input.name);
+    const base = snippetSlug(input.name);
     if (!slugFits(current.slug, base)) patch.slug = await allocateSlug(ctx.db, current.org_id, base);
   }
   if (input.category !== undefined && input.category !== current.category) patch.category = input.category;
