@@ -12,23 +12,39 @@ export function authNotifications(pool: pg.Pool, onChange: () => void, log: Logg
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
 
+  /** Gives the listening client back exactly once, detached from our handlers. */
+  const drop = (c: pg.PoolClient, broken: boolean) => {
+    if (client === c) client = undefined;
+    c.removeAllListeners('notification');
+    c.removeAllListeners('error');
+    // A late error on a client we already gave back must not throw (pg-pool refuses a double release).
+    c.on('error', () => {});
+    c.release(broken);
+  };
+
   const listen = async () => {
     if (stopped) return;
+    let c: pg.PoolClient | undefined;
     try {
-      const c = await pool.connect();
-      client = c;
-      c.on('notification', (msg) => {
+      c = await pool.connect();
+      const mine = c;
+      mine.on('notification', (msg) => {
         if (msg.channel === CHANNEL) onChange();
       });
-      c.on('error', () => {
-        client = undefined;
-        c.release(true);
+      mine.on('error', () => {
+        drop(mine, true);
         // Anything may have changed while we were deaf.
         onChange();
         schedule();
       });
-      await c.query(`LISTEN ${CHANNEL}`);
+      await mine.query(`LISTEN ${CHANNEL}`);
+      if (stopped) {
+        drop(mine, false);
+        return;
+      }
+      client = mine;
     } catch (err) {
+      if (c && c.listenerCount('notification') > 0) drop(c, true);
       log.warn({ err: (err as Error).message }, 'cannot listen for auth changes yet; retrying');
       schedule();
     }
@@ -58,7 +74,7 @@ export function authNotifications(pool: pg.Pool, onChange: () => void, log: Logg
         } catch {
           /* closing anyway */
         }
-        c.release();
+        drop(c, false);
       }
     },
   };
