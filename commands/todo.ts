@@ -1,5 +1,4 @@
-import { isoDate } from '../src/domain/fields.js';
-import { localToday } from '../src/domain/todo-due.js';
+import { dueDate } from '../src/domain/todo-due.js';
 import { UsageError, type CommandHandler } from '../src/slack/command-context.js';
 import { openTodosThisWeek } from '../src/slack/todo-list.js';
 import { todoCreatedView, todoDoneView, todoListView, type TodoView } from '../src/slack/views.js';
@@ -12,7 +11,8 @@ export const TODO_USAGE = [
 ].join('\n');
 
 export type Priority = 'urgent' | 'high' | 'medium' | 'low';
-export type Due = { kind: 'date'; date: string } | { kind: 'today' } | { kind: 'tomorrow' };
+/** `YYYY-MM-DD`, `today` or `tomorrow`: createTodo reads the words in the member's time zone, as on every face. */
+export type Due = string;
 
 export type TodoCommand =
   | { kind: 'list' }
@@ -24,9 +24,7 @@ const DUE = /^due:(.*)$/i;
 
 function parseDue(value: string): Due {
   const v = value.toLowerCase();
-  if (v === 'today') return { kind: 'today' };
-  if (v === 'tomorrow') return { kind: 'tomorrow' };
-  if (isoDate.safeParse(value).success) return { kind: 'date', date: value };
+  if (dueDate.safeParse(v).success) return v;
   throw new UsageError(TODO_USAGE, `"due:${value}" is not a date: use due:YYYY-MM-DD, due:today or due:tomorrow.`);
 }
 
@@ -67,15 +65,6 @@ export function parseTodoCommand(text: string): TodoCommand {
   throw new UsageError(TODO_USAGE, `Unknown action "${verb}".`);
 }
 
-/**
- * The calendar date of `due`, `YYYY-MM-DD`, in the member's own time zone (UTC when they set
- * none): the zone `/v1` reads `due=today|week` and reminders in, so "today" means one day.
- */
-export function resolveDue(due: Due, now: Date, timeZone: string | null): string {
-  if (due.kind === 'date') return due.date;
-  return localToday(now, timeZone, due.kind === 'tomorrow' ? 1 : 0);
-}
-
 export const todoCommand: CommandHandler = async (text, ctx) => {
   const cmd = parseTodoCommand(text);
   switch (cmd.kind) {
@@ -86,7 +75,7 @@ export const todoCommand: CommandHandler = async (text, ctx) => {
     case 'add': {
       const input: Record<string, unknown> = { title: cmd.title };
       if (cmd.priority) input.priority = cmd.priority;
-      if (cmd.due) input.due_on = resolveDue(cmd.due, ctx.now, ctx.member.tz);
+      if (cmd.due) input.due_on = cmd.due;
       const todo = await ctx.call<TodoView>('createTodo', input);
       return todoCreatedView(todo);
     }

@@ -25,17 +25,14 @@ export type Board = z.infer<typeof boardSchema>;
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const PREFIX = /^[A-Z][A-Z0-9]{0,9}$/;
 
+// Patterned values are refused, never rewritten (no trimming, no change of case).
 export const boardSlug = z
   .string()
-  .trim()
-  .toLowerCase()
-  .max(64, 'must be at most 64 characters')
+  .max(64, 'must be at most 64 characters long')
   .regex(SLUG, 'must be lowercase letters, digits and single hyphens, such as eng-platform');
 
 export const refPrefix = z
   .string()
-  .trim()
-  .toUpperCase()
   .regex(PREFIX, 'must be 1 to 10 letters or digits starting with a letter, such as ENG');
 
 /** A board's id (`brd_…`) or its slug. */
@@ -81,7 +78,7 @@ export async function findBoard(db: Kysely<Database>, orgId: string, key: string
     .where('org_id', '=', orgId)
     .where(hasIdPrefix(key, 'brd') ? 'id' : 'slug', '=', hasIdPrefix(key, 'brd') ? key : key.toLowerCase())
     .executeTakeFirst();
-  if (!row) throw notFound('board');
+  if (!row) throw notFound('board', key);
   return presentBoard(row);
 }
 

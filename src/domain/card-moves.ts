@@ -5,15 +5,15 @@ import { assigneeIds, requireMembers, setAssignees } from './card-assignees.js';
 import { findCard } from './card-refs.js';
 import { cardKey, cardTitle, loadCard, WORKFLOW_STATUSES, type Card } from './cards.js';
 import type { Ctx, Principal } from './context.js';
-import { forbidden, validationFailed } from './errors.js';
-import { isoDate } from './fields.js';
+import { forbidden } from './errors.js';
+import { dueDate } from './todo-due.js';
 import { findMilestoneId } from './milestones.js';
 
 export const moveCardInput = z.object({
   id: cardKey,
   workflow_status: z.enum(WORKFLOW_STATUSES).optional().describe('Any state to any state; done on a gated board needs a human'),
   title: cardTitle.optional(),
-  due_on: isoDate.nullable().optional().describe('null clears it'),
+  due_on: dueDate.nullable().optional().describe('null clears it'),
   milestone: z.string().trim().min(1).max(64).nullable().optional().describe('Milestone ref; null takes the card out'),
   assignee_ids: assigneeIds.optional().describe('Replaces the assignees'),
 });
@@ -32,12 +32,6 @@ export function checkGate(principal: Principal, gated: boolean, to: string | und
  * nothing that came with it either.
  */
 export async function moveCard(ctx: Ctx, input: z.infer<typeof moveCardInput>): Promise<Card> {
-  const { id: _key, ...fields } = input;
-  if (Object.values(fields).every((v) => v === undefined)) {
-    throw validationFailed([
-      { field: 'body', code: 'empty', message: 'give at least one of workflow_status, title, due_on, milestone, assignee_ids' },
-    ]);
-  }
   const orgId = ctx.principal.orgId;
   const card = await findCard(ctx.db, orgId, input.id, true);
   checkGate(ctx.principal, card.gated, input.workflow_status);

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { findCard } from './card-refs.js';
 import type { Ctx } from './context.js';
-import { notFound, validationFailed } from './errors.js';
+import { notFound } from './errors.js';
 import { id, label, pageQuery } from './fields.js';
 import { newId } from './ids.js';
 import { before, pageLimit, readCursor, toPage, type Page } from './pagination.js';
@@ -87,7 +87,7 @@ export async function listCriteria(ctx: Ctx, input: z.infer<typeof listCriteriaI
 
 export async function getCriterion(db: Kysely<Database>, orgId: string, criterionId: string): Promise<Criterion> {
   const row = await criteriaOf(db, orgId).where('k.id', '=', criterionId).executeTakeFirst();
-  if (!row) throw notFound('criterion');
+  if (!row) throw notFound('criterion', criterionId);
   return presentCriterion(row);
 }
 
@@ -103,9 +103,6 @@ export async function addCriterion(ctx: Ctx, input: z.infer<typeof addCriterionI
  * so the two never deadlock.
  */
 export async function updateCriterion(ctx: Ctx, input: z.infer<typeof updateCriterionInput>): Promise<Criterion> {
-  if (input.title === undefined && input.done === undefined) {
-    throw validationFailed([{ field: 'body', code: 'empty', message: 'give title or done' }]);
-  }
   const card = await findCard(ctx.db, ctx.principal.orgId, input.id);
   const own = await ctx.db
     .selectFrom('criteria')
@@ -114,7 +111,7 @@ export async function updateCriterion(ctx: Ctx, input: z.infer<typeof updateCrit
     .where('card_id', '=', card.id)
     .where('id', '=', input.criterion_id)
     .executeTakeFirst();
-  if (!own) throw notFound('criterion');
+  if (!own) throw notFound('criterion', input.criterion_id);
   const now = ctx.clock().toISOString();
   if (input.done !== undefined) {
     const todo = await ctx.db

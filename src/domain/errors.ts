@@ -21,8 +21,19 @@ export class AppError extends Error {
   }
 }
 
-export const notFound = (resource: string, what = resource) =>
-  new AppError(`${resource}_not_found`, 404, `No ${what.replace(/_/g, ' ')} with that identifier.`);
+/**
+ * 404 `<resource>_not_found`, naming the identifier the caller gave (quoted as JSON, so a
+ * stray space or control character shows). Without one (a public link, whose address is
+ * its secret), the message says "that identifier".
+ */
+export const notFound = (resource: string, key?: string) =>
+  new AppError(
+    `${resource}_not_found`,
+    404,
+    key === undefined
+      ? `No ${resource.replace(/_/g, ' ')} with that identifier.`
+      : `No ${resource.replace(/_/g, ' ')} with the identifier ${JSON.stringify(key.slice(0, 100))}.`,
+  );
 
 export const validationFailed = (fields: FieldError[], message = 'Some fields are not valid.') =>
   new AppError('validation_failed', 422, message, fields);

@@ -26,8 +26,8 @@ export type Member = z.infer<typeof memberSchema>;
 
 export const orgSchema = z.object({ id: z.string(), slug: z.string(), name: z.string() });
 
-const email = z.string().trim().max(254).email('must be an e-mail address');
-const slackUserId = z.string().trim().regex(/^[UW][A-Z0-9]{2,20}$/, 'must be a Slack user id such as U012AB3CD');
+const email = z.string().max(254).email('must be an e-mail address, such as ann@example.com');
+const slackUserId = z.string().regex(/^[UW][A-Z0-9]{2,20}$/, 'must be a Slack user id such as U012AB3CD');
 
 export const createMemberInput = z.object({
   name: label(200),
@@ -82,7 +82,7 @@ export async function getMember(db: Kysely<Database>, orgId: string, memberId: s
     .where('org_id', '=', orgId)
     .where('id', '=', memberId)
     .executeTakeFirst();
-  if (!row) throw notFound('member');
+  if (!row) throw notFound('member', memberId);
   return presentMember(row);
 }
 

@@ -6,11 +6,11 @@ import type { Ctx } from './context.js';
 import { insertCriteria } from './criteria.js';
 import { uniqueViolation } from './db-errors.js';
 import { AppError, notFound } from './errors.js';
-import { id, isoDate, label, pageQuery, queryBoolean } from './fields.js';
+import { id, label, pageQuery, queryBoolean } from './fields.js';
 import { newId } from './ids.js';
 import { before, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { toIso } from './time.js';
-import { DUE_FILTERS, dueRange } from './todo-due.js';
+import { DUE_FILTERS, dueDate, dueRange } from './todo-due.js';
 
 export const PRIORITIES = ['urgent', 'high', 'medium', 'low'] as const;
 export const TODO_SCOPES = ['org', 'personal'] as const;
@@ -32,7 +32,7 @@ export type Todo = z.infer<typeof todoSchema>;
 export const createTodoInput = z.object({
   title: label(300),
   priority: z.enum(PRIORITIES).default('medium'),
-  due_on: isoDate.optional(),
+  due_on: dueDate.optional(),
   org_id: id('org').optional().describe('Your organization, for an organization todo; omit for a personal one'),
   card_id: z
     .string()
@@ -84,7 +84,7 @@ async function linkCriterion(
     let q = ctx.db.selectFrom('criteria').select(['id', 'card_id', 'done']).where('org_id', '=', orgId).where('id', '=', input.criterion_id);
     if (cardId !== undefined) q = q.where('card_id', '=', cardId);
     const row = await q.executeTakeFirst();
-    if (!row) throw notFound('criterion');
+    if (!row) throw notFound('criterion', input.criterion_id);
     return { cardId: row.card_id, criterionId: row.id, done: row.done };
   }
   if (input.card_id === undefined) return undefined;
@@ -99,7 +99,7 @@ async function linkCriterion(
  * and starts done when that criterion is already ticked.
  */
 export async function createTodo(ctx: Ctx, input: z.infer<typeof createTodoInput>): Promise<Todo> {
-  if (input.org_id !== undefined && input.org_id !== ctx.principal.orgId) throw notFound('organization');
+  if (input.org_id !== undefined && input.org_id !== ctx.principal.orgId) throw notFound('organization', input.org_id);
   const link = await linkCriterion(ctx, input);
   const now = ctx.clock().toISOString();
   try {
@@ -141,7 +141,7 @@ export async function setTodoDone(ctx: Ctx, todoId: string, done: boolean): Prom
     .where('id', '=', todoId)
     .forUpdate()
     .executeTakeFirst();
-  if (!row) throw notFound('todo');
+  if (!row) throw notFound('todo', todoId);
   if (row.done === done) return presentTodo(row);
   const now = ctx.clock().toISOString();
   const updated = await ctx.db

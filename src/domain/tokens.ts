@@ -120,12 +120,12 @@ export async function revokeToken(ctx: Ctx, input: z.infer<typeof revokeTokenInp
     .where('id', '=', input.id)
     .forUpdate()
     .executeTakeFirst();
-  if (!row) throw notFound('token');
+  if (!row) throw notFound('token', input.id);
   if (row.member_id !== ctx.principal.memberId) {
     try {
       requireConfigWrite(ctx.principal);
     } catch {
-      throw notFound('token');
+      throw notFound('token', input.id);
     }
   } else {
     requireScope(ctx.principal, 'write');

@@ -3,7 +3,6 @@ import Fastify, { LogController, type FastifyHttpsOptions, type FastifyInstance,
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { serializerCompiler, validatorCompiler } from '@fastify/type-provider-zod';
 import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
 import { AppError } from '../domain/errors.js';
@@ -80,10 +79,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
   };
 
-  app.setValidatorCompiler(validatorCompiler);
-  // Operation handlers send pre-serialized JSON strings (so a replay is byte for byte), which
-  // Fastify passes through; response schemas serve OpenAPI.
-  app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('principal', null);
   app.decorateRequest('authError', null);
   registerJsonParser(app);

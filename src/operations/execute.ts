@@ -5,6 +5,7 @@ import { AppError } from '../domain/errors.js';
 import { claimKey, recordKey, requestHash, type IdempotencySlot } from '../domain/idempotency.js';
 import type { JobRunner } from '../domain/jobs.js';
 import { requireScope, requireWriter } from '../domain/permissions.js';
+import { resolveDueDates } from '../domain/todo-due.js';
 import type { Operation } from './operation.js';
 
 export interface Runtime {
@@ -28,7 +29,9 @@ export interface Outcome {
 /**
  * Runs one operation for one caller, the same way for every face: scope and role checks,
  * then a read on the pool, or a write in its own transaction together with its
- * idempotency record. `input` must already be validated against `op.input`.
+ * idempotency record. `input` must already be validated (`validateInput`); `today` and
+ * `tomorrow` in its due-date fields are resolved here, in the caller's time zone, so every
+ * face reads them alike (the idempotency key is bound to the words as sent).
  */
 export async function execute(
   rt: Runtime,
@@ -40,13 +43,15 @@ export async function execute(
   requireScope(principal, op.scope);
   const ctx = (db: Kysely<Database>): Ctx => ({ db, clock: rt.clock, principal, publicBaseUrl: rt.publicBaseUrl, jobs: rt.jobs });
   if (op.readOnly) {
-    const result = await op.run(ctx(rt.db), input);
+    const result = await op.run(ctx(rt.db), await resolveDueDates(ctx(rt.db), input, op.dueDateFields));
     return { status: op.status, body: serialize(result), replayed: false };
   }
   requireWriter(principal);
   const slot: IdempotencySlot | undefined = idempotencyKey
     ? { owner: principal.tokenId ?? `member:${principal.memberId}`, operation: op.name, key: idempotencyKey, hash: requestHash(input), secret: principal.replaySecret }
     : undefined;
+  // Before the transaction: the embedded database has one connection, which the transaction holds.
+  input = await resolveDueDates(ctx(rt.db), input, op.dueDateFields);
   if (op.ownTransactions) return executeOutsideTransaction(rt, op, ctx(rt.db), input, slot);
   const outcome = await rt.db.transaction().execute(async (trx) => {
     if (slot) {

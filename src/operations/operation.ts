@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { Ctx, Scope } from '../domain/context.js';
+import { dueDate } from '../domain/todo-due.js';
+import type { TextType } from './input-validation.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -52,6 +54,10 @@ export interface Operation {
   body: Obj | undefined;
   /** params, query and body as one object: MCP tool input, CLI options. */
   input: Obj;
+  /** Path and query fields whose text is read as a number or boolean. */
+  textTypes: Readonly<Record<string, TextType>>;
+  /** Fields that take `today` and `tomorrow` as well as a date (resolved in the caller's time zone). */
+  dueDateFields: readonly string[];
   output: z.ZodType | undefined;
   status: 200 | 201 | 204;
   readOnly: boolean;
@@ -68,7 +74,11 @@ export function defineOperation<
   B extends Obj = Empty,
   O extends z.ZodType | undefined = undefined,
 >(spec: OperationSpec<P, Q, B, O>): Operation {
-  const shape = { ...spec.params?.shape, ...spec.query?.shape, ...spec.body?.shape };
+  // Every part is strict: a field the operation does not define is refused, never stripped.
+  const params = spec.params?.strict();
+  const query = spec.query?.strict();
+  const body = spec.body?.strict();
+  const shape = { ...params?.shape, ...query?.shape, ...body?.shape };
   return {
     name: spec.name,
     summary: spec.summary,
@@ -76,10 +86,12 @@ export function defineOperation<
     method: spec.method,
     path: spec.path,
     scope: spec.scope,
-    params: spec.params,
-    query: spec.query,
-    body: spec.body,
-    input: z.object(shape),
+    params,
+    query,
+    body,
+    input: z.strictObject(shape),
+    textTypes: textTypes({ ...params?.shape, ...query?.shape }),
+    dueDateFields: Object.keys(shape).filter((key) => derivesFrom(shape[key]!, dueDate)),
     output: spec.output,
     status: spec.status ?? (spec.output ? 200 : 204),
     readOnly: spec.method === 'GET',
@@ -91,4 +103,25 @@ export function defineOperation<
     // schemas before calling, so widening the parameter here is sound.
     run: spec.run as (ctx: Ctx, input: Record<string, unknown>) => Promise<unknown>,
   };
+}
+
+/** The JSON type of each field that arrives as text but is not text. */
+function textTypes(shape: Record<string, z.ZodType>): Record<string, TextType> {
+  const types: Record<string, TextType> = {};
+  for (const [key, field] of Object.entries(shape)) {
+    const json = z.toJSONSchema(field, { io: 'input', unrepresentable: 'any' }) as { type?: unknown; anyOf?: { type?: unknown }[] };
+    const type = json.type ?? json.anyOf?.find((s) => s.type !== 'null')?.type;
+    if (type === 'integer' || type === 'number' || type === 'boolean') types[key] = type;
+  }
+  return types;
+}
+
+/** `schema` is `target`, or `target` made optional, nullable, defaulted or described. */
+function derivesFrom(schema: z.core.$ZodType, target: z.core.$ZodType): boolean {
+  for (let s: z.core.$ZodType | undefined = schema; s; ) {
+    if (s === target) return true;
+    const def = s._zod.def as { innerType?: z.core.$ZodType };
+    s = s._zod.parent ?? def.innerType;
+  }
+  return false;
 }

@@ -16,7 +16,7 @@ export const MAX_TAGS = 20;
 const name = label(MAX_NAME);
 const category = label(MAX_CATEGORY).describe('Free path-like label, such as ops/deploy');
 const tag = label(MAX_TAG);
-const tags = z.array(tag).max(MAX_TAGS, `must be at most ${MAX_TAGS} tags`);
+const tags = z.array(tag).max(MAX_TAGS, `must have at most ${MAX_TAGS} tags`);
 /** The size limit (1 MiB of UTF-8) is checked by the domain, answering 413 rather than 422. */
 const body = z
   .string()
@@ -62,7 +62,7 @@ export const listSnippetVersionsInput = z.object({ id: snippetRef, ...pageQuery 
 
 export const snippetVersionRefInput = z.object({
   id: snippetRef,
-  n: z.coerce.number().int().min(1).max(2_147_483_647).describe('Version number, from 1'),
+  n: z.number().int().min(1).max(2_147_483_647).describe('Version number, from 1'),
 });
 
 export const snippetSchema = z.object({
