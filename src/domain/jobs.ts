@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Ctx } from './context.js';
-import { AppError, notFound } from './errors.js';
+import { AppError } from './errors.js';
 import { requireWriter } from './permissions.js';
 
 /** The background jobs, by the name `POST /v1/jobs/{name}/run` takes. */

@@ -68,8 +68,12 @@ interface Checked {
 }
 
 function checkPart(part: Part, schema: z.ZodObject, value: unknown): Checked {
-  const nul = nulFields(value, []).map((path) => fieldName(part, path));
-  const result = schema.safeParse(value, { error: issueMessage });
+  // A cursor is opaque: whatever is wrong with it is 400 invalid_cursor, from the domain.
+  const nul = nulFields(value, [])
+    .filter((path) => !(part === 'query' && path.length === 1 && path[0] === 'cursor'))
+    .map((path) => fieldName(part, path));
+  // reportInput keeps each issue's input, so a missing field is told apart from a wrong one.
+  const result = schema.safeParse(value, { error: issueMessage, reportInput: true });
   const errors: FieldError[] = [];
   const seen = new Set<string>();
   const add = (e: FieldError) => {
