@@ -154,7 +154,7 @@ describe('exit codes and errors', () => {
     const res = await tack(['tokens', 'revoke', 'tok_doesnotexist']);
     expect(res.code).toBe(1);
     expect(res.stdout).toBe('');
-    expect(res.stderr).toContain('No token with that identifier. (token_not_found)');
+    expect(res.stderr).toContain('No token with the identifier "tok_doesnotexist". (token_not_found)');
     expect(res.stderr).toMatch(/request_id: req_[0-9a-f]+/);
     expect(res.stderr).not.toMatch(NO_STACK);
   });

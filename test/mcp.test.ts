@@ -136,7 +136,7 @@ describe.each(transports)('over %s', (_name, connect) => {
     const missing = (await client.callTool({ name: 'revokeToken', arguments: { id: 'tok_missing' } })) as CallToolResult;
     expect(missing.isError).toBe(true);
     expect(missing.structuredContent).toBeUndefined();
-    expect(text(missing)).toMatch(/^token_not_found: No token with that identifier\.\nrequest_id: req_[0-9a-f]+$/);
+    expect(text(missing)).toMatch(/^token_not_found: No token with the identifier "tok_missing"\.\nrequest_id: req_[0-9a-f]+$/);
   });
 
   it('validates input exactly as /v1 does', async () => {
@@ -148,7 +148,7 @@ describe.each(transports)('over %s', (_name, connect) => {
     expect(result.isError).toBe(true);
     expect(result._meta?.['tack/error']).toMatchObject({ code: 'validation_failed', http_status: 422, errors: api.body.errors });
     expect(errorText(result)).toBe(
-      ['validation_failed: Some fields are not valid.', ...api.body.errors.map((e: { field: string; code: string; message: string }) => `- ${e.field}: ${e.message} (${e.code})`)].join('\n'),
+      [`validation_failed: ${api.body.user_message}`, ...api.body.errors.map((e: { code: string; message: string }) => `- ${e.message} (${e.code})`)].join('\n'),
     );
   });
 

@@ -344,6 +344,8 @@ describe('/snippet', () => {
     const v1 = await t.api('GET', '/v1/snippets/snp_nope');
     expect(v1.status).toBe(404);
     expect((await run('/snippet', 'snp_nope')).body).toMatchObject({ response_type: 'ephemeral', text: v1.body.user_message });
-    expect((await run('/snippet', 'no-such-slug')).body.text).toBe(v1.body.user_message);
+    const slug = await t.api('GET', '/v1/snippets/no-such-slug');
+    expect(slug.body.user_message).toBe('No snippet with the identifier "no-such-slug".');
+    expect((await run('/snippet', 'no-such-slug')).body.text).toBe(slug.body.user_message);
   });
 });

@@ -77,7 +77,7 @@ async function readStdinFields(input: Record<string, unknown>): Promise<Record<s
 export function cliErrorOf(err: ApiError): CliError {
   const env = err.envelope;
   const details = [
-    ...(env.errors ?? []).map((e) => `- ${e.field}: ${e.message} (${e.code})`),
+    ...(env.errors ?? []).map((e) => `- ${e.message} (${e.code})`),
     ...(env.request_id ? [`request_id: ${env.request_id}`] : []),
   ];
   const code = env.http_status === 401 ? EXIT.auth : EXIT.error;
