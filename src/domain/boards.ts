@@ -5,7 +5,7 @@ import type { Ctx } from './context.js';
 import { uniqueViolation } from './db-errors.js';
 import { slugify } from './slug.js';
 import { AppError, notFound, validationFailed } from './errors.js';
-import { label, pageQuery } from './fields.js';
+import { key, label, pageQuery } from './fields.js';
 import { hasIdPrefix, newId } from './ids.js';
 import { before, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { requireConfigWrite } from './permissions.js';
@@ -36,7 +36,7 @@ export const refPrefix = z
   .regex(PREFIX, 'must be 1 to 10 letters or digits starting with a letter, such as ENG');
 
 /** A board's id (`brd_…`) or its slug. */
-export const boardKey = z.string().trim().min(1).max(64).describe('Board id (brd_…) or slug');
+export const boardKey = key('board').describe('Board id (brd_…) or slug');
 
 export const createBoardInput = z.object({
   name: label(100),

@@ -6,6 +6,7 @@ import { findCard } from './card-refs.js';
 import { cardKey, cardTitle, loadCard, WORKFLOW_STATUSES, type Card } from './cards.js';
 import type { Ctx, Principal } from './context.js';
 import { forbidden } from './errors.js';
+import { key } from './fields.js';
 import { dueDate } from './todo-due.js';
 import { findMilestoneId } from './milestones.js';
 
@@ -14,7 +15,7 @@ export const moveCardInput = z.object({
   workflow_status: z.enum(WORKFLOW_STATUSES).optional().describe('Any state to any state; done on a gated board needs a human'),
   title: cardTitle.optional(),
   due_on: dueDate.nullable().optional().describe('null clears it'),
-  milestone: z.string().trim().min(1).max(64).nullable().optional().describe('Milestone ref; null takes the card out'),
+  milestone: key('milestone').nullable().optional().describe('Milestone ref; null takes the card out'),
   assignee_ids: assigneeIds.optional().describe('Replaces the assignees'),
 });
 

@@ -8,7 +8,7 @@ import { findCard, formatCardRef } from './card-refs.js';
 import type { Ctx } from './context.js';
 import { criterionTitle, insertCriteria } from './criteria.js';
 import { notFound } from './errors.js';
-import { id, label, pageQuery } from './fields.js';
+import { id, key, label, pageQuery } from './fields.js';
 import { dueDate } from './todo-due.js';
 import { hasIdPrefix, newId } from './ids.js';
 import { findMilestoneId } from './milestones.js';
@@ -34,7 +34,7 @@ export const cardSchema = z.object({
 });
 export type Card = z.infer<typeof cardSchema>;
 
-export const cardKey = z.string().trim().min(1).max(64).describe('Card id (crd_…) or ref (ENG-42)');
+export const cardKey = key('card').describe('Card id (crd_…) or ref (ENG-42)');
 export const cardTitle = label(300);
 
 export const createCardInput = z.object({
@@ -42,7 +42,7 @@ export const createCardInput = z.object({
   title: cardTitle,
   due_on: dueDate.optional(),
   assignee_ids: assigneeIds.optional(),
-  milestone: z.string().trim().min(1).max(64).optional().describe('Milestone ref'),
+  milestone: key('milestone').optional().describe('Milestone ref'),
   criteria: z.array(criterionTitle).max(100, 'at most 100 criteria').optional().describe('Criterion titles, in order'),
 });
 

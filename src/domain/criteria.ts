@@ -4,7 +4,7 @@ import type { Database } from '../db/schema.js';
 import { findCard } from './card-refs.js';
 import type { Ctx } from './context.js';
 import { notFound } from './errors.js';
-import { id, label, pageQuery } from './fields.js';
+import { id, key, label, pageQuery } from './fields.js';
 import { newId } from './ids.js';
 import { before, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { toIso } from './time.js';
@@ -21,7 +21,7 @@ export const criterionSchema = z.object({
 export type Criterion = z.infer<typeof criterionSchema>;
 
 export const criterionTitle = label(300);
-const cardKey = z.string().trim().min(1).max(64).describe('Card id (crd_…) or ref (ENG-42)');
+const cardKey = key('card').describe('Card id (crd_…) or ref (ENG-42)');
 
 export const listCriteriaInput = z.object({ id: cardKey, ...pageQuery });
 export const addCriterionInput = z.object({ id: cardKey, title: criterionTitle });

@@ -2,7 +2,17 @@ import { z } from 'zod';
 
 /** Field schemas shared by several resources. */
 
-export const id = (prefix: string) => z.string().min(1).max(64).describe(`Identifier (${prefix}_…)`);
+/**
+ * Schemas whose value names another thing (an id, a slug, a ref): an operation that takes
+ * one can answer 404 `<resource>_not_found`, and its OpenAPI entry says so.
+ */
+export const references = z.registry<{ resource: string }>();
+
+/** A key naming a `resource` of the organization: its id, or its slug or ref where it has one. */
+export const key = (resource: string) => z.string().trim().min(1).max(64).register(references, { resource });
+
+export const id = (prefix: string) =>
+  z.string().min(1).max(64).register(references, { resource: prefix }).describe(`Identifier (${prefix}_…)`);
 
 // Building an Intl.DateTimeFormat is slow, and the due filters and the reminder sweep ask
 // about the same few zones over and over. Only valid zones are remembered (a finite set).

@@ -6,7 +6,7 @@ import type { Ctx } from './context.js';
 import { insertCriteria } from './criteria.js';
 import { uniqueViolation } from './db-errors.js';
 import { AppError, notFound } from './errors.js';
-import { id, label, pageQuery, queryBoolean } from './fields.js';
+import { id, key, label, pageQuery, queryBoolean } from './fields.js';
 import { newId } from './ids.js';
 import { before, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { toIso } from './time.js';
@@ -34,11 +34,7 @@ export const createTodoInput = z.object({
   priority: z.enum(PRIORITIES).default('medium'),
   due_on: dueDate.optional(),
   org_id: id('org').optional().describe('Your organization, for an organization todo; omit for a personal one'),
-  card_id: z
-    .string()
-    .trim()
-    .min(1)
-    .max(64)
+  card_id: key('card')
     .optional()
     .describe('Mirror a criterion of this card (id or ref): a new one titled like the todo, or criterion_id'),
   criterion_id: id('crit').optional().describe('An existing criterion to mirror'),

@@ -130,7 +130,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   app.addHook('onClose', async () => limiter.close());
 
-  await registerOpenApi(app);
+  registerOpenApi(app, operations);
   registerHealth(app, deps);
   registerOperationRoutes(app, operations, runtime);
   registerPublicLinks(app, { db: deps.db, publicBaseUrl: deps.config.publicBaseUrl });

@@ -48,7 +48,6 @@ export async function mcpHttpTransport(app: FastifyInstance, opts: McpHttpOption
   };
 
   app.post(MCP_PATH, {
-    schema: { hide: true },
     preValidation: async (request, reply) => {
       if (!request.principal) reply.header('WWW-Authenticate', 'Bearer realm="tack"');
       principalOf(request);
@@ -76,7 +75,6 @@ export async function mcpHttpTransport(app: FastifyInstance, opts: McpHttpOption
   app.route({
     method: ['GET', 'DELETE'],
     url: MCP_PATH,
-    schema: { hide: true },
     handler: async (request, reply) => reply.code(405).header('Allow', 'POST').send(envelopeFor(405, request.id)),
   });
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Ctx, Scope } from '../domain/context.js';
+import { references } from '../domain/fields.js';
 import { dueDate } from '../domain/todo-due.js';
 import type { TextType } from './input-validation.js';
 
@@ -58,6 +59,8 @@ export interface Operation {
   textTypes: Readonly<Record<string, TextType>>;
   /** Fields that take `today` and `tomorrow` as well as a date (resolved in the caller's time zone). */
   dueDateFields: readonly string[];
+  /** The operation names things (path parameters, or ids, slugs and refs in its query or body): it can answer 404. */
+  namesThings: boolean;
   output: z.ZodType | undefined;
   status: 200 | 201 | 204;
   readOnly: boolean;
@@ -91,7 +94,8 @@ export function defineOperation<
     body,
     input: z.strictObject(shape),
     textTypes: textTypes({ ...params?.shape, ...query?.shape }),
-    dueDateFields: Object.keys(shape).filter((key) => derivesFrom(shape[key]!, dueDate)),
+    dueDateFields: Object.keys(shape).filter((key) => reaches(shape[key]!, (s) => s === dueDate, false)),
+    namesThings: params !== undefined || Object.values(shape).some((field) => reaches(field, (s) => references.has(s), true)),
     output: spec.output,
     status: spec.status ?? (spec.output ? 200 : 204),
     readOnly: spec.method === 'GET',
@@ -116,12 +120,13 @@ function textTypes(shape: Record<string, z.ZodType>): Record<string, TextType> {
   return types;
 }
 
-/** `schema` is `target`, or `target` made optional, nullable, defaulted or described. */
-function derivesFrom(schema: z.core.$ZodType, target: z.core.$ZodType): boolean {
-  for (let s: z.core.$ZodType | undefined = schema; s; ) {
-    if (s === target) return true;
-    const def = s._zod.def as { innerType?: z.core.$ZodType };
-    s = s._zod.parent ?? def.innerType;
-  }
-  return false;
+/**
+ * Whether `test` holds for `schema` or a schema it was made from: through optional,
+ * nullable, default and described copies, and, with `deep`, into list items and union members.
+ */
+function reaches(schema: z.core.$ZodType, test: (s: z.core.$ZodType) => boolean, deep: boolean): boolean {
+  if (test(schema)) return true;
+  const def = schema._zod.def as { innerType?: z.core.$ZodType; element?: z.core.$ZodType; options?: z.core.$ZodType[]; in?: z.core.$ZodType };
+  const next = [schema._zod.parent, def.innerType, ...(deep ? [def.element, def.in, ...(def.options ?? [])] : [])];
+  return next.some((s) => s !== undefined && reaches(s, test, deep));
 }
