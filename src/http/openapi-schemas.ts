@@ -21,7 +21,8 @@ const FORMATS_WITHOUT_PATTERN = new Set(['date', 'date-time']);
 
 function annotate(schema: JsonSchema, name: string | undefined, byName: boolean): JsonSchema {
   const out: JsonSchema = { ...schema };
-  if (byName && out.type === 'string' && out.format === undefined && name !== undefined) {
+  const isString = out.type === 'string' || (Array.isArray(out.type) && out.type.includes('string'));
+  if (byName && isString && out.format === undefined && name !== undefined) {
     if (DATE_FIELD.test(name)) out.format = 'date';
     else if (TIMESTAMP_FIELD.test(name)) out.format = 'date-time';
   }
