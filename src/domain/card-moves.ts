@@ -14,7 +14,7 @@ export const moveCardInput = z.object({
   id: cardKey,
   workflow_status: z.enum(WORKFLOW_STATUSES).optional().describe('Any state to any state; done on a gated board needs a human'),
   title: cardTitle.optional(),
-  due_on: dueDate.nullable().optional().describe('null clears it'),
+  due_on: dueDate.nullable().optional().describe('A date as YYYY-MM-DD, or today or tomorrow in your time zone; null clears it'),
   milestone: key('milestone').nullable().optional().describe('Milestone ref; null takes the card out'),
   assignee_ids: assigneeIds.optional().describe('Replaces the assignees'),
 });

@@ -60,7 +60,10 @@ function isRelativeDay(value: unknown): value is RelativeDay {
 export const dueDate = z
   .string()
   .refine((s) => isRelativeDay(s) || isCalendarDate(s), 'must be a date as YYYY-MM-DD (such as 2030-01-31), today or tomorrow')
-  .meta({ anyOf: [{ format: 'date' }, { enum: Object.keys(RELATIVE_DAYS) }] });
+  .meta({
+    description: 'A date as YYYY-MM-DD, or today or tomorrow in your time zone',
+    anyOf: [{ format: 'date' }, { enum: Object.keys(RELATIVE_DAYS) }],
+  });
 
 /** The date `value` names, as the member in `tz` sees it at `now`; a date stays as it is. */
 export function resolveDueDate(value: string, now: Date, tz: string | null): string {
