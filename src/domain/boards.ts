@@ -110,7 +110,7 @@ export async function createBoard(ctx: Ctx, input: z.infer<typeof createBoardInp
   requireConfigWrite(ctx.principal);
   const slug = input.slug ?? slugify(input.name, 64);
   if (!SLUG.test(slug)) {
-    throw validationFailed([{ field: 'slug', code: 'required', message: 'give a slug; none can be derived from this name' }]);
+    throw validationFailed([{ field: 'slug', code: 'required', message: 'slug is required: none can be made from this name, so give one such as eng-platform.' }]);
   }
   const refPrefixValue = input.ref_prefix ?? prefixFromSlug(slug);
   try {

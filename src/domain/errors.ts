@@ -35,8 +35,15 @@ export const notFound = (resource: string, key?: string) =>
       : `No ${resource.replace(/_/g, ' ')} with the identifier ${JSON.stringify(key.slice(0, 100))}.`,
   );
 
-export const validationFailed = (fields: FieldError[], message = 'Some fields are not valid.') =>
-  new AppError('validation_failed', 422, message, fields);
+/**
+ * 422 `validation_failed` for field problems, each message a sentence naming its field. The
+ * user_message can be acted on alone: the one problem's sentence, or the fields at fault.
+ */
+export function validationFailed(fields: FieldError[]): AppError {
+  const message =
+    fields.length === 1 ? fields[0]!.message : `${fields.length} fields are not valid: ${[...new Set(fields.map((f) => f.field))].join(', ')}.`;
+  return new AppError('validation_failed', 422, message, fields);
+}
 
 export const forbidden = (code: string, message: string) => new AppError(code, 403, message);
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Ctx, Scope } from './context.js';
 import { SCOPES } from './context.js';
-import { AppError, notFound } from './errors.js';
+import { AppError, notFound, validationFailed } from './errors.js';
 import { id, isoDateTime, label, pageQuery } from './fields.js';
 import { newId } from './ids.js';
 import { getMember } from './members.js';
@@ -87,9 +87,7 @@ export async function createToken(ctx: Ctx, input: z.infer<typeof createTokenInp
     throw new AppError('insufficient_scope', 403, `A token cannot grant scopes it does not hold: ${wider.join(', ')}.`);
   }
   if (input.expires_at !== undefined && Date.parse(input.expires_at) <= ctx.clock().getTime()) {
-    throw new AppError('validation_failed', 422, 'Some fields are not valid.', [
-      { field: 'expires_at', code: 'in_the_past', message: 'must be in the future' },
-    ]);
+    throw validationFailed([{ field: 'expires_at', code: 'in_the_past', message: 'expires_at must be in the future.' }]);
   }
   const secret = generateToken();
   const row = await ctx.db

@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { unauthorized } from '../domain/authenticate.js';
 import type { Principal } from '../domain/context.js';
 import { execute, type Runtime } from '../operations/execute.js';
-import { validateInput, validationError } from '../operations/input-validation.js';
+import { validationFailed } from '../domain/errors.js';
+import { validateInput } from '../operations/input-validation.js';
 import type { Operation } from '../operations/operation.js';
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -16,7 +17,7 @@ function idempotencyKey(request: FastifyRequest): string | undefined {
   if (raw === undefined) return undefined;
   const key = Array.isArray(raw) ? raw[0] : raw;
   if (key === undefined || !KEY_PATTERN.test(key)) {
-    throw validationError([
+    throw validationFailed([
       { field: 'Idempotency-Key', code: 'invalid', message: 'Idempotency-Key must be 1 to 255 visible ASCII characters, such as a UUID.' },
     ]);
   }

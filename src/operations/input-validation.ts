@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, type FieldError } from '../domain/errors.js';
+import { validationFailed, type FieldError } from '../domain/errors.js';
 import { fieldSentence, issueMessage } from './issue-messages.js';
 import type { Operation } from './operation.js';
 
@@ -45,18 +45,10 @@ export function validateInput(op: Operation, parts: RequestParts): Record<string
     const names = Object.keys(op.body.shape);
     errors.push({ field: 'body', code: 'empty', message: `Give at least one field to change: ${names.join(', ')}.` });
   }
-  if (errors.length > 0) throw validationError(errors);
+  if (errors.length > 0) throw validationFailed(errors);
   return input;
 }
 
-/** The 422 for a list of field problems: its user_message says which fields, so it can be acted on alone. */
-export function validationError(errors: FieldError[]): AppError {
-  const message =
-    errors.length === 1
-      ? errors[0]!.message
-      : `${errors.length} fields are not valid: ${[...new Set(errors.map((e) => e.field))].join(', ')}.`;
-  return new AppError('validation_failed', 422, message, errors);
-}
 
 function isEmptyPatch(body: unknown): boolean {
   return body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
