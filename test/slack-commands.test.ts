@@ -161,8 +161,8 @@ describe('/todo and the Done button', () => {
     expect(v1.status).toBe(422);
     const reply = await run('/todo', `add ${title}`);
     expect(reply.body.response_type).toBe('ephemeral');
-    expect(reply.body.text).toContain(v1.body.user_message);
-    expect(reply.body.text).toContain('`title`');
+    expect(reply.body.text).toBe(v1.body.user_message);
+    expect(reply.body.text).toBe('title must be at most 300 characters.');
     expect(await db().selectFrom('todos').select('id').where('title', '=', title).execute()).toEqual([]);
   });
 

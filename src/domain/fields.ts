@@ -8,6 +8,13 @@ import { z } from 'zod';
  */
 export const references = z.registry<{ resource: string }>();
 
+/**
+ * Fields that take any text at all, NUL included, because the domain reads them itself: a
+ * search query (sanitized for Postgres) and a cursor (opaque; anything wrong with it is 400
+ * `invalid_cursor`). Every other text with a NUL is refused as a field error.
+ */
+export const anyText = z.registry();
+
 /** A key naming a `resource` of the organization: its id, or its slug or ref where it has one. */
 export const key = (resource: string) => z.string().trim().min(1).max(64).register(references, { resource });
 
@@ -55,7 +62,7 @@ export const label = (max: number) =>
     .refine((s) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(s), 'must not contain control characters');
 
 export const pageQuery = {
-  cursor: z.string().max(512).optional().describe('Opaque cursor from a previous next_cursor'),
+  cursor: z.string().max(512).register(anyText, {}).optional().describe('Opaque cursor from a previous next_cursor'),
   limit: z.number().int().min(1).max(100).optional().describe('Page size, default 25, at most 100'),
 };
 

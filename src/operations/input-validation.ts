@@ -23,7 +23,8 @@ const NOTHING = z.strictObject({});
  * - path and query values arrive as text and are read strictly as the field's declared type
  *   (`limit=1e2` is not an integer, `done=yes` is not a boolean);
  * - a field the operation does not define is `unknown_field`, never stripped;
- * - text with a NUL character is refused wherever it is (Postgres cannot hold it);
+ * - text with a NUL character is refused wherever it is (Postgres cannot hold it), but in
+ *   the fields that take any text (`anyText`: a search query, a cursor);
  * - a PATCH must change something: an empty body is refused, on every resource alike;
  * - one error per field, each a sentence (issue-messages.ts).
  */
@@ -37,7 +38,7 @@ export function validateInput(op: Operation, parts: RequestParts): Record<string
   ];
   for (const [part, schema, raw] of checks) {
     const value = part === 'body' ? raw : readText(op.textTypes, raw);
-    const result = checkPart(part, schema ?? NOTHING, value);
+    const result = checkPart(part, schema ?? NOTHING, value, op.anyTextFields);
     if (result.errors.length > 0) errors.push(...result.errors);
     else Object.assign(input, result.data);
   }
@@ -59,10 +60,9 @@ interface Checked {
   errors: FieldError[];
 }
 
-function checkPart(part: Part, schema: z.ZodObject, value: unknown): Checked {
-  // A cursor is opaque: whatever is wrong with it is 400 invalid_cursor, from the domain.
+function checkPart(part: Part, schema: z.ZodObject, value: unknown, anyText: readonly string[]): Checked {
   const nul = nulFields(value, [])
-    .filter((path) => !(part === 'query' && path.length === 1 && path[0] === 'cursor'))
+    .filter((path) => !(path.length === 1 && anyText.includes(path[0]!)))
     .map((path) => fieldName(part, path));
   // reportInput keeps each issue's input, so a missing field is told apart from a wrong one.
   const result = schema.safeParse(value, { error: issueMessage, reportInput: true });

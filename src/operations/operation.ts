@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Ctx, Scope } from '../domain/context.js';
-import { references } from '../domain/fields.js';
+import { anyText, references } from '../domain/fields.js';
 import { dueDate } from '../domain/todo-due.js';
 import type { TextType } from './input-validation.js';
 
@@ -61,6 +61,8 @@ export interface Operation {
   dueDateFields: readonly string[];
   /** The operation names things (path parameters, or ids, slugs and refs in its query or body): it can answer 404. */
   namesThings: boolean;
+  /** Fields that take any text, NUL included (a search query, a cursor): the domain reads them itself. */
+  anyTextFields: readonly string[];
   output: z.ZodType | undefined;
   status: 200 | 201 | 204;
   readOnly: boolean;
@@ -95,6 +97,7 @@ export function defineOperation<
     input: z.strictObject(shape),
     textTypes: textTypes({ ...params?.shape, ...query?.shape }),
     dueDateFields: Object.keys(shape).filter((key) => reaches(shape[key]!, (s) => s === dueDate, false)),
+    anyTextFields: Object.keys(shape).filter((key) => reaches(shape[key]!, (s) => anyText.has(s), false)),
     namesThings: params !== undefined || Object.values(shape).some((field) => reaches(field, (s) => references.has(s), true)),
     output: spec.output,
     status: spec.status ?? (spec.output ? 200 : 204),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../errors.js';
-import { id, label, pageQuery } from '../fields.js';
+import { anyText, id, label, pageQuery } from '../fields.js';
 
 /** Input and output shapes of snippets, and the limits a person would expect of them. */
 
@@ -53,7 +53,8 @@ export const listSnippetsInput = z.object({
   tag: tag.optional().describe('Only snippets carrying this tag'),
   q: z
     .string()
-    .max(100_000, 'must be at most 100000 characters')
+    .max(100_000, 'must be at most 100000 characters long')
+    .register(anyText, {})
     .optional()
     .describe('Full-text search over name, category, tags and body (web search syntax: "phrase", or, -word)'),
 });
