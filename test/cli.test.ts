@@ -163,7 +163,7 @@ describe('exit codes and errors', () => {
     const res = await tack(['tokens', 'create', '--name', 'late', '--expires-at', '2001-01-01T00:00:00Z']);
     expect(res.code).toBe(1);
     expect(res.stderr).toContain('(validation_failed)');
-    expect(res.stderr).toContain('- expires_at must be in the future. (in_the_past)');
+    expect(res.stderr).toContain('expires_at must be in the future. (validation_failed)');
   });
 
   it('exits 2 on usage errors, before any request', async () => {
