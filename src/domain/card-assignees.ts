@@ -7,7 +7,7 @@ import { id } from './fields.js';
 /** Member ids, each at most once; the order given is the order shown. */
 export const assigneeIds = z
   .array(id('mem'))
-  .max(50, 'at most 50 assignees')
+  .max(50, 'must have at most 50 assignees')
   .transform((ids) => [...new Set(ids)])
   .describe('Member ids');
 

@@ -43,7 +43,7 @@ export const createCardInput = z.object({
   due_on: dueDate.optional(),
   assignee_ids: assigneeIds.optional(),
   milestone: key('milestone').optional().describe('Milestone ref'),
-  criteria: z.array(criterionTitle).max(100, 'at most 100 criteria').optional().describe('Criterion titles, in order'),
+  criteria: z.array(criterionTitle).max(100, 'must have at most 100 criteria').optional().describe('Criterion titles, in order'),
 });
 
 export const listCardsInput = z.object({

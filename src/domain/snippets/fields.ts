@@ -16,7 +16,7 @@ export const MAX_TAGS = 20;
 const name = label(MAX_NAME);
 const category = label(MAX_CATEGORY).describe('Free path-like label, such as ops/deploy');
 const tag = label(MAX_TAG);
-const tags = z.array(tag).max(MAX_TAGS, `must have at most ${MAX_TAGS} tags`);
+const tags = z.array(tag).max(MAX_TAGS, `must have at most ${MAX_TAGS} items`);
 /** The size limit (1 MiB of UTF-8) is checked by the domain, answering 413 rather than 422. */
 const body = z
   .string()
