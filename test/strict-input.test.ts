@@ -105,6 +105,18 @@ describe('values are read as written, never rewritten (contract §7)', () => {
     expectPlainErrors(await t.api('GET', '/v1/snippets/any/versions/1e0'), 'version 1e0');
   });
 
+  it('has no field that coerces (z.coerce reads "1e2" as 100 and "false" as true): text is read by the validation', () => {
+    const coerces = (s: { _zod: { def: Record<string, unknown>; parent?: unknown } }): boolean => {
+      const def = s._zod.def;
+      if (def.coerce === true) return true;
+      const next = [s._zod.parent, def.innerType, def.element, def.in, def.out, ...((def.options as unknown[]) ?? [])];
+      return next.some((n) => n !== undefined && coerces(n as typeof s));
+    };
+    for (const op of operations) {
+      for (const [name, field] of Object.entries(op.input.shape)) expect(coerces(field as never), `${op.name}.${name}`).toBe(false);
+    }
+  });
+
   it('refuses a slug, a ref prefix or a milestone ref that is not one, instead of rewriting it', async () => {
     const cases: [string, Record<string, unknown>, string][] = [
       ['/v1/boards', { name: 'Lower', ref_prefix: 'eng' }, 'ref_prefix'],
