@@ -34,7 +34,8 @@ export function validateInput(op: Operation, parts: RequestParts): Record<string
   const checks: [Part, z.ZodObject | undefined, unknown][] = [
     ['path', op.params, parts.path ?? {}],
     ['query', op.query, parts.query ?? {}],
-    ['body', op.body, parts.body ?? {}],
+    // No body is an empty one; a JSON `null` is a body, and not an object.
+    ['body', op.body, parts.body === undefined ? {} : parts.body],
   ];
   for (const [part, schema, raw] of checks) {
     const value = part === 'body' ? raw : readText(op.textTypes, raw);
