@@ -150,7 +150,7 @@ describe('values are read as written, never rewritten (contract §7)', () => {
   it('refuses an empty PATCH on every resource alike, naming the fields it could change', async () => {
     for (const op of operations.filter((o) => o.method === 'PATCH')) {
       const notObject = await t.api('PATCH', pathOf(op), { raw: 'null', headers: { 'content-type': 'application/json' } });
-      expect(errorsOf(notObject), op.name).toEqual([{ field: 'body', code: 'invalid_type', message: 'body must be an object.' }]);
+      expect(errorsOf(notObject), op.name).toEqual([{ field: 'body', code: 'invalid_type', message: 'body must be an object, not null.' }]);
       for (const options of [{ body: {} }, {}]) {
         const res = await t.api('PATCH', pathOf(op), options);
         expectEnvelope(res, 422, 'validation_failed');

@@ -56,9 +56,9 @@ const NOUNS: Record<string, string> = {
 
 function typeMessage(expected: string, input: unknown, inst: unknown): string {
   if (input === undefined) return 'is required';
-  if (input === null) return 'must not be null';
   const wantsInt = expected === 'int' || (expected === 'number' && inst instanceof z.ZodNumber && inst.isInt);
   const noun = wantsInt ? 'a whole number, such as 25' : (NOUNS[expected] ?? expected);
+  if (input === null) return `must be ${noun}, not null`;
   // A list where one value belongs: a JSON array, or a query parameter given twice.
   if (Array.isArray(input) && expected !== 'array') return `must be ${noun}, not a list`;
   if (expected === 'number' && typeof input === 'number') return 'must be a finite number';
