@@ -193,6 +193,7 @@ describe('milestones: get, update, delete', () => {
     expect(res.status).toBe(204);
     const after = (await t.api('GET', `/v1/cards/${card.id}`)).body;
     expect(after).toMatchObject({ id: card.id, title: 'survives', milestone: null, criteria_total: 1 });
+    expect(after.updated_at > card.updated_at).toBe(true);
     for (const path of ['/v1/milestones/D1', `/v1/milestones/${m.id}`, '/v1/milestones/D1/status', '/v1/cards?milestone=D1']) {
       expectEnvelope(await t.api('GET', path), 404, 'milestone_not_found');
     }
