@@ -12,7 +12,7 @@ export const updateMilestoneInput = z.object({
   ref: milestoneRef.optional().describe('A new ref; channel subscriptions follow it, cards show it'),
   name: label(200).optional(),
   kind: z.enum(MILESTONE_KINDS).optional(),
-  ends_on: isoDate.nullable().optional().describe('null clears it'),
+  ends_on: isoDate.nullable().optional(),
 });
 
 export const deleteMilestoneInput = z.object({ ref: milestoneKey });

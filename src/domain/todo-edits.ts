@@ -7,7 +7,7 @@ import { PRIORITIES, presentTodo, todoColumns, todoIdInput, type Todo } from './
 export const updateTodoInput = todoIdInput.extend({
   title: label(300).optional().describe('A todo mirroring a criterion renames the criterion too'),
   priority: z.enum(PRIORITIES).optional(),
-  due_on: isoDate.nullable().optional().describe('null clears it; a new date gets its own reminder'),
+  due_on: isoDate.nullable().optional().describe('A new date gets its own reminder'),
 });
 
 /**
