@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectTo } from './helpers/database.js';
 import { expectEnvelope } from './helpers/envelope.js';
+import { eventually } from './helpers/jobs.js';
 import { createSecondOrg, type OtherOrg } from './helpers/second-org.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -238,6 +240,25 @@ describe('boards: get, delete', () => {
     expect((await t.api('GET', '/v1/boards?limit=100')).body.data.map((x: { id: string }) => x.id)).not.toContain(b.id);
     // Slug and prefix are free again.
     expect((await t.api('POST', '/v1/boards', { body: { name: 'Again', slug: 'short', ref_prefix: 'SHO' } })).status).toBe(201);
+  });
+
+  it('never deletes a card made while the board is being deleted', async () => {
+    const b = await created('POST', '/v1/boards', { name: 'Raced', slug: 'raced', ref_prefix: 'RAC' });
+    // A card creation in flight, as createCard makes it: the board's counter row, then the card.
+    const writer = await connectTo(t.database!.url);
+    try {
+      await writer.query('begin');
+      await writer.query(`update boards set next_ref = next_ref + 1 where id = $1`, [b.id]);
+      await writer.query(`insert into cards (id, org_id, board_id, number, title) values ('crd_raced', $1, $2, 1, 'in flight')`, [orgId, b.id]);
+      const deleting = t.api('DELETE', '/v1/boards/raced');
+      const waiting = () => t.database!.query(`select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+      await eventually(async () => (await waiting()).length > 0, 10_000, 'the delete to wait for the board row');
+      await writer.query('commit');
+      expectEnvelope(await deleting, 409, 'board_not_empty');
+    } finally {
+      await writer.end();
+    }
+    expect((await t.api('GET', '/v1/cards/crd_raced')).body.title).toBe('in flight');
   });
 
   it('needs config:write and the owner or admin role to delete', async () => {
