@@ -38,6 +38,9 @@ const NAMED: Record<string, readonly string[]> = {
   listMilestones: ['milestones', 'list'],
   createMilestone: ['milestones', 'create'],
   runJob: ['jobs', 'run'],
+  createSigninLink: ['members', 'signin-link'],
+  listSessions: ['sessions', 'list'],
+  deleteSession: ['sessions', 'end'],
 };
 
 /**
@@ -62,6 +65,7 @@ export const GROUP_DESCRIPTIONS: Record<string, string> = {
   milestone: 'one milestone: its status',
   milestones: 'sprints and deadlines',
   jobs: 'background jobs',
+  sessions: 'your web app sessions',
 };
 
 /**
