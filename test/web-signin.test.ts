@@ -163,7 +163,7 @@ describe('POST /signin', () => {
     } finally {
       offsetMs = 0;
     }
-    // Expiry is not use: the code is still refused afterwards only because it is expired.
+    // Within its 15 minutes a code still works.
     const fresh = codeOf(await signinLink(t));
     offsetMs = 14 * 60_000;
     try {
@@ -209,5 +209,24 @@ describe('POST /signin', () => {
     const list = await a.request('GET', '/v1/sessions');
     const current = list.body.data.filter((s: { current: boolean }) => s.current);
     expect(current).toHaveLength(1);
+  });
+});
+
+describe('behind HTTPS (APP_URL https://…)', () => {
+  it('makes https links, sets the cookie Secure, and asks browsers to stay on HTTPS', async () => {
+    const secure = await startTestServer({ APP_URL: 'https://tack.example.com/' });
+    try {
+      const link = await signinLink(secure);
+      expect(link).toMatch(/^https:\/\/tack\.example\.com\/signin\?code=/);
+      // The browser's Origin is APP_URL's (a proxy in front speaks plain HTTP to tack).
+      const res = await postSignin(secure, codeOf(link), { origin: 'https://tack.example.com' });
+      expect(res.status).toBe(303);
+      expect(res.headers.getSetCookie()[0]).toMatch(/; Secure/);
+      const page = await fetch(`${secure.url}/boards`);
+      expect(page.headers.get('strict-transport-security')).toMatch(/max-age=31536000/);
+      expect(page.headers.get('content-security-policy')).toContain('upgrade-insecure-requests');
+    } finally {
+      await secure.close();
+    }
   });
 });
