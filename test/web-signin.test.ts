@@ -195,7 +195,7 @@ describe('POST /signin', () => {
       const res = await postSignin(t, code, c);
       expect(res.status, JSON.stringify(c)).toBe(403);
       expect(res.headers.getSetCookie()).toEqual([]);
-      if (c!.json) expect((await res.json()).code).toBe('cross_site_request');
+      if (c!.json) expect(((await res.json()) as { code: string }).code).toBe('cross_site_request');
     }
     // A browser that sends no Origin but says same-origin (a form under a no-referrer policy) is fine.
     const res = await postSignin(t, code, { origin: 'null', headers: { 'sec-fetch-site': 'same-origin' } });
