@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { ApiResponse, TestServer } from './server.js';
+import { apiClient, type ApiResponse, type TestServer } from './server.js';
 
 /** A sign-in link for a member, made over /v1 with `token` (the owner's by default). */
 export async function signinLink(t: TestServer, memberId?: string, token: string = t.token): Promise<string> {
@@ -44,7 +44,7 @@ export function sessionCookieOf(res: Response): string | undefined {
 export interface Browser {
   /** `tack_session=…` */
   cookie: string;
-  /** A request with the cookie; writes carry tack's own Origin unless `origin` says otherwise. */
+  /** A request with the cookie (redirects followed); writes carry tack's own Origin unless `origin` says otherwise. */
   request<T = any>(method: string, path: string, options?: { body?: unknown; origin?: string | null; headers?: Record<string, string> }): Promise<ApiResponse<T>>;
 }
 
@@ -58,26 +58,14 @@ export async function signIn(t: TestServer, memberId?: string, token: string = t
 }
 
 export function browser(t: TestServer, cookie: string): Browser {
+  const api = apiClient(t.url, null);
   return {
     cookie,
-    async request(method, path, options = {}) {
+    request(method, path, options = {}) {
       const write = !['GET', 'HEAD', 'OPTIONS'].includes(method);
       const origin = options.origin === undefined ? (write ? t.url : null) : options.origin;
       const headers: Record<string, string> = { cookie, ...(origin !== null ? { origin } : {}), ...options.headers };
-      let body: string | undefined;
-      if (options.body !== undefined) {
-        body = JSON.stringify(options.body);
-        headers['content-type'] = 'application/json';
-      }
-      const res = await fetch(`${t.url}${path}`, { method, headers, body, redirect: 'manual' });
-      const text = await res.text();
-      let parsed: unknown;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        parsed = undefined;
-      }
-      return { status: res.status, headers: res.headers, text, body: parsed as any };
+      return api(method, path, { body: options.body, headers });
     },
   };
 }
