@@ -82,7 +82,7 @@ describe('POST /slack/events: authenticity', () => {
     const response_url = fake.responseUrl();
     const res = await slack.command({ command: '/milestone', text: 'help', response_url }, { timestamp: Math.floor(Date.now() / 1000) - 280 });
     expect(res.status).toBe(200);
-    expect((await replyTo(response_url)).body.text).toContain('/milestone <ref> subscribe');
+    expect((await replyTo(response_url)).body.text).toContain('/milestone &lt;ref&gt; subscribe');
   });
 
   it('answers url_verification with the challenge', async () => {
@@ -177,13 +177,13 @@ describe('slash commands', () => {
 
   it('answers a bad command with its usage, ephemeral, and does nothing', async () => {
     const cases = [
-      { command: '/milestone', text: '', expect: '/milestone <ref> subscribe' },
+      { command: '/milestone', text: '', expect: '/milestone &lt;ref&gt; subscribe' },
       { command: '/milestone', text: 'M3 subscribe hourly', expect: 'Choose daily or weekly.' },
       { command: '/todo', text: 'add', expect: 'A todo needs a title.' },
       { command: '/todo', text: 'add pay rent due:someday', expect: 'due:YYYY-MM-DD' },
-      { command: '/todo', text: 'frobnicate', expect: '/todo done <id>' },
+      { command: '/todo', text: 'frobnicate', expect: '/todo done &lt;id&gt;' },
       { command: '/card', text: 'ENG-1 move sideways', expect: 'is not a status' },
-      { command: '/snippet', text: '', expect: '/snippet <slug or id>' },
+      { command: '/snippet', text: '', expect: '/snippet &lt;slug or id&gt;' },
     ];
     const subsBefore = (await subscriptions()).length;
     for (const c of cases) {
