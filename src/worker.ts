@@ -8,6 +8,7 @@ import { slackWebClient } from './slack/web-client.js';
 
 export interface RunningWorker {
   db: DbHandle;
+  log: Logger;
   jobs: JobsHandle;
   /** Lets the run in progress finish, then closes Redis and the database. */
   close(): Promise<void>;
@@ -42,6 +43,7 @@ export async function startWorker(config: Config, options: WorkerOptions = {}): 
     let closing: Promise<void> | undefined;
     return {
       db,
+      log,
       jobs,
       close() {
         closing ??= (async () => {
