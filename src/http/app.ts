@@ -8,7 +8,6 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
 import { AppError } from '../domain/errors.js';
 import { operations } from '../operations/index.js';
-import type { Operation } from '../operations/operation.js';
 import type { Runtime } from '../operations/execute.js';
 import type { JobRunner } from '../domain/jobs.js';
 import { registerSlack } from '../slack/plugin.js';
@@ -30,8 +29,6 @@ export interface AppDeps {
   redis?: Redis | undefined;
   clock?: () => Date;
   https?: { cert: Buffer; key: Buffer } | undefined;
-  /** Told after a commit that changed tokens or members (other processes' caches). */
-  onAuthChanged?: () => void;
   /** Runs a background job now (`runJob`). */
   jobs?: JobRunner;
 }
@@ -73,10 +70,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     clock,
     publicBaseUrl: deps.config.publicBaseUrl,
     jobs: deps.jobs,
-    afterCommit(op: Operation) {
-      if (!op.changesAuth) return;
-      authCache.clear();
-      deps.onAuthChanged?.();
+    // Other processes drop theirs on the NOTIFY sent inside the same transaction.
+    afterCommit(change) {
+      if (change.changesAuth) authCache.clear();
     },
   };
 
