@@ -72,7 +72,7 @@ export async function postMilestoneSummaries(deps: JobDeps, scope: JobScope = {}
       record: (channelId, ts) =>
         deps.db.transaction().execute(async (trx) => {
           await markSent(trx, [{ claim, channelId, ts }], deps.clock());
-          await trx.updateTable('slack_subscriptions').set({ last_sent_period: period }).where('id', '=', sub.id).execute();
+          await trx.updateTable('slack_subscriptions').set({ last_sent_period: period }).where('org_id', '=', orgId).where('id', '=', sub.id).execute();
         }),
     });
     if (outcome === 'sent' || outcome === 'recovered') result.sent++;

@@ -62,6 +62,7 @@ export async function insertCriteria(db: Kysely<Database>, orgId: string, cardId
   const last = await db
     .selectFrom('criteria')
     .select((eb) => eb.fn.max('position').as('position'))
+    .where('org_id', '=', orgId)
     .where('card_id', '=', cardId)
     .executeTakeFirst();
   const start = last?.position ?? 0;
@@ -120,6 +121,7 @@ export async function updateCriterion(ctx: Ctx, input: z.infer<typeof updateCrit
     const todo = await ctx.db
       .selectFrom('todos')
       .select(['id', 'done'])
+      .where('org_id', '=', ctx.principal.orgId)
       .where('criterion_id', '=', input.criterion_id)
       .forUpdate()
       .executeTakeFirst();
@@ -127,6 +129,7 @@ export async function updateCriterion(ctx: Ctx, input: z.infer<typeof updateCrit
       await ctx.db
         .updateTable('todos')
         .set({ done: input.done, done_at: input.done ? now : null, updated_at: now })
+        .where('org_id', '=', ctx.principal.orgId)
         .where('id', '=', todo.id)
         .execute();
     }
@@ -134,6 +137,11 @@ export async function updateCriterion(ctx: Ctx, input: z.infer<typeof updateCrit
   const patch: { title?: string; done?: boolean } = {};
   if (input.title !== undefined) patch.title = input.title;
   if (input.done !== undefined) patch.done = input.done;
-  await ctx.db.updateTable('criteria').set({ ...patch, updated_at: now }).where('id', '=', own.id).execute();
+  await ctx.db
+    .updateTable('criteria')
+    .set({ ...patch, updated_at: now })
+    .where('org_id', '=', ctx.principal.orgId)
+    .where('id', '=', own.id)
+    .execute();
   return getCriterion(ctx.db, ctx.principal.orgId, input.criterion_id);
 }

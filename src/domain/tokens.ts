@@ -134,5 +134,10 @@ export async function revokeToken(ctx: Ctx, input: z.infer<typeof revokeTokenInp
     requireScope(ctx.principal, 'write');
   }
   if (row.revoked_at !== null) return;
-  await ctx.db.updateTable('tokens').set({ revoked_at: ctx.clock().toISOString() }).where('id', '=', row.id).execute();
+  await ctx.db
+    .updateTable('tokens')
+    .set({ revoked_at: ctx.clock().toISOString() })
+    .where('org_id', '=', ctx.principal.orgId)
+    .where('id', '=', row.id)
+    .execute();
 }
