@@ -57,6 +57,8 @@ export function authNotifications(pool: pg.Pool, onChange: () => void, log: Logg
         return;
       }
       client = mine;
+      // Whatever changed before this LISTEN (while reconnecting) was not heard: forget it all.
+      onChange();
     } catch (err) {
       if (c && c.listenerCount('notification') > 0) drop(c, true);
       log.warn({ err: (err as Error).message }, 'cannot listen for auth changes yet; retrying');
