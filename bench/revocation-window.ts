@@ -12,30 +12,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { generateToken } from '../src/domain/token-format.js';
 import { startProcess, type Child } from './processes.js';
+import { admin, databaseUrl } from './scratch-database.js';
 
-const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const trials = Number(process.argv[2] ?? 200);
 const background = Number(process.argv[3] ?? 0);
 const root = fileURLToPath(new URL('..', import.meta.url));
-
-function databaseUrl(name: string): string {
-  const u = new URL(DATABASE_URL);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
-async function admin(sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: DATABASE_URL });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
 
 async function request(url: string, token: string, method = 'GET', body?: unknown): Promise<{ status: number; json: any }> {
   const res = await fetch(url, {
