@@ -40,8 +40,8 @@ const TENANT_TABLES = [
   'slack_posts',
 ];
 const TOUCHES = new RegExp(`\\b(from|join|update|into)\\s+"(${TENANT_TABLES.join('|')})"`, 'i');
-/** `"org_id" = $1`, `"x"."org_id" in (…)`, `"org_id" = "y"."org_id"`, or a todo's `"member_id" = $1`. */
-const SCOPED = /"org_id"\s*(=|in)\s*(\$\d+|\(|"\w+"\."org_id")|"member_id"\s*(=|in)\s*(\$\d+|\()/i;
+/** `"org_id" = $1`, `"x"."org_id" in (…)`, `"org_id" = "y"."org_id"` (quoted or not), or a todo's `"member_id" = $1`. */
+const SCOPED = /\borg_id"?\s*(=|in)\s*(\$\d+|\(|"?\w+"?\."?org_id\b)|\bmember_id"?\s*(=|in)\s*(\$\d+|\()/i;
 
 let t: TestServer;
 let fake: FakeSlack;
@@ -93,20 +93,26 @@ it('names the organization in every statement on a tenant table, for every opera
   await call('createBoard', { name: 'Scoped', slug: 'scoped', ref_prefix: 'SC' });
   await call('updateBoard', { id: 'scoped', gated: false });
   await call('listBoards', {});
+  await call('getBoard', { id: 'scoped' });
   await call('createMilestone', { ref: 'S1', name: 'Scoped one', kind: 'sprint' });
   await call('listMilestones', {});
+  await call('getMilestone', { ref: 'S1' });
   const card = await call('createCard', { board: 'scoped', title: 'Scoped card', milestone: 'S1', assignee_ids: [me.member.id], criteria: ['one'] });
   await call('moveCard', { id: card.ref, workflow_status: 'in_progress', assignee_ids: [member.id] });
   await call('getCard', { id: card.id });
   await call('listCards', { board: 'scoped', assignee: 'me' });
+  await call('listCards', { milestone: 'S1' });
+  await call('listCardMoves', { id: card.id });
   const criterion = await call('addCriterion', { id: card.id, title: 'two' });
   await call('listCriteria', { id: card.id });
+  await call('updateCriterion', { id: card.id, criterion_id: criterion.id, position: 0 });
   const todo = await call('createTodo', { title: 'mirror', card_id: card.id, criterion_id: criterion.id, due_on: rt.clock().toISOString().slice(0, 10) });
   await call('updateCriterion', { id: card.id, criterion_id: criterion.id, done: true, title: 'two, renamed' });
   await call('reopenTodo', { id: todo.id });
   await call('completeTodo', { id: todo.id });
   await call('createTodo', { title: 'personal, due today', due_on: rt.clock().toISOString().slice(0, 10) });
   await call('listTodos', { due: 'week' });
+  await call('updateTodo', { id: todo.id, title: 'mirror, renamed', due_on: null });
   await call('getMilestoneStatus', { ref: 'S1' });
   await call(subscribeMilestoneOp, { ref: 'S1', channel_id: 'C0SCOPED', cadence: 'daily', tz: 'UTC' });
   await call('runJob', { name: 'milestone-summaries' });
@@ -120,7 +126,12 @@ it('names the organization in every statement on a tenant table, for every opera
   await call('getSnippetVersion', { id: snippet.id, n: 1 });
   await call('rotateSnippetLink', { id: snippet.id });
   await call('deleteSnippet', { id: snippet.id });
+  await call('deleteCriterion', { id: card.id, criterion_id: criterion.id });
+  await call('deleteTodo', { id: todo.id });
+  await call('updateMilestone', { milestone: 'S1', ref: 'S2', name: 'Scoped two' });
+  await call('deleteMilestone', { ref: 'S2' });
   await call('deleteCard', { id: card.id });
+  await call('deleteBoard', { id: 'scoped' });
 
   expect(fake.calls.filter((c) => c.method === 'chat.postMessage').length, 'a reminder and a summary were posted').toBeGreaterThanOrEqual(2);
   const touching = statements.filter((s) => TOUCHES.test(s));
