@@ -98,9 +98,9 @@ describe('deadlocks and serialization failures', () => {
       // The request detects the deadlock (1 s by default); this transaction waits it out.
       await other.query(`begin; set local deadlock_timeout = '60s'`);
       await other.query('update criteria set title = title where id = $1', [todo.criterion_id]);
-      // Ticking the criterion locks the mirroring todo first, then waits for the criterion.
+      // Ticking the criterion locks the mirroring todo first, then waits for the criterion's row.
       const tick = t.api('PATCH', `/v1/cards/${card.id}/criteria/${todo.criterion_id}`, { body: { done: true } });
-      await waitForBlockedQuery(t.database!.query, t.database!.name, 'update "criteria"%');
+      await waitForBlockedQuery(t.database!.query, t.database!.name, '%from "criteria"%for update%');
       // Now this transaction wants the todo: a deadlock, which Postgres breaks by failing the request's transaction.
       await other.query('select id from todos where id = $1 for update', [todo.id]);
       await other.query('rollback');
