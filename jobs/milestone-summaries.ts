@@ -76,7 +76,7 @@ export async function postMilestoneSummaries(deps: JobDeps, scope: JobScope = {}
       record: (channelId, ts) =>
         deps.db.transaction().execute(async (trx) => {
           await markSent(trx, [{ claim, channelId, ts }], deps.clock());
-          await trx.updateTable('slack_subscriptions').set({ last_sent_period: period }).where('id', '=', sub.id).execute();
+          await trx.updateTable('slack_subscriptions').set({ last_sent_period: period }).where('org_id', '=', orgId).where('id', '=', sub.id).execute();
         }),
       onConversationRefused: (failure) =>
         pauseSubscription(sweep, { id: sub.id, orgId, milestoneRef: sub.milestone_ref, channelId: sub.channel_id, subscriberSlackId: sub.slack_user_id ?? null }, failure),

@@ -62,7 +62,6 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       print(boot.generatedToken);
     }
     redis = config.redisUrl ? connectRedis(config.redisUrl, log) : undefined;
-    let onAuthChanged: (() => void) | undefined;
     const jobDeps: JobDeps = { db: db.db, slack: slackWebClient(config, log), clock: options.clock ?? (() => new Date()), config, log };
     if (jobDeps.slack) void checkBotToken(jobDeps.slack, log);
     const built = await buildApp({
@@ -72,13 +71,11 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       redis,
       https,
       clock: options.clock,
-      onAuthChanged: () => onAuthChanged?.(),
       jobs: jobRunner(jobDeps),
       webDir: options.webDir,
     });
     if (db.pool) {
       notifications = authNotifications(db.pool, () => built.authCache.clear(), log);
-      onAuthChanged = notifications.notify;
     }
     await built.app.listen({ port: config.port, host: config.host });
     const prune = setInterval(() => {

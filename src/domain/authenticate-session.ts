@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import type { Principal } from './context.js';
 import { PROFILE_COLUMNS, profileOf, replaySecretOf, type Authenticated } from './authenticate.js';
 import { AppError } from './errors.js';
 import { idleBound, isWellFormedSessionSecret, scopesForRole, SESSION_IDLE_MS, SESSION_TOUCH_MS } from './sessions.js';
@@ -44,4 +45,22 @@ export async function authenticateSession(db: Kysely<Database>, secret: string, 
     },
     expiresAt: lastUsed + SESSION_IDLE_MS,
   };
+}
+
+/**
+ * Re-reads a session inside a write's own transaction (as `confirmPrincipal` does for
+ * tokens): a session ended or idled out in any process, or whose member is gone, writes
+ * nothing, and the write runs with the member's current role and the scopes it allows.
+ */
+export async function confirmSession(db: Kysely<Database>, principal: Principal, sessionId: string, now: Date): Promise<Principal> {
+  const row = await db
+    .selectFrom('sessions')
+    .innerJoin('members', (j) => j.onRef('members.id', '=', 'sessions.member_id').onRef('members.org_id', '=', 'sessions.org_id'))
+    .select('members.role')
+    .where('sessions.org_id', '=', principal.orgId)
+    .where('sessions.id', '=', sessionId)
+    .where('sessions.last_used_at', '>', idleBound(now))
+    .executeTakeFirst();
+  if (!row) throw sessionEnded();
+  return row.role === principal.role ? principal : { ...principal, role: row.role, scopes: scopesForRole(row.role) };
 }

@@ -95,3 +95,29 @@ export async function authenticateToken(db: Kysely<Database>, token: string, now
     expiresAt,
   };
 }
+
+/**
+ * Re-reads the caller's token inside a write's own transaction, so a token whose revocation
+ * has committed (in any process, whatever that process's cache still holds) writes nothing,
+ * and the write runs with the member's current role. Principals without a token (a Slack
+ * user, read afresh for each command) are returned as they are.
+ *
+ * ```sql
+ * select members.role, tokens.expires_at from tokens join members on members.id = tokens.member_id
+ * where tokens.org_id = $1 and tokens.id = $2 and tokens.revoked_at is null
+ * ```
+ */
+export async function confirmPrincipal(db: Kysely<Database>, principal: Principal, now: Date): Promise<Principal> {
+  if (principal.tokenId === null) return principal;
+  const row = await db
+    .selectFrom('tokens')
+    .innerJoin('members', (j) => j.onRef('members.id', '=', 'tokens.member_id').onRef('members.org_id', '=', 'tokens.org_id'))
+    .select(['members.role', 'tokens.expires_at'])
+    .where('tokens.org_id', '=', principal.orgId)
+    .where('tokens.id', '=', principal.tokenId)
+    .where('tokens.revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) throw unauthorized();
+  if (row.expires_at !== null && pgTimestamp(row.expires_at).getTime() <= now.getTime()) throw unauthorized();
+  return row.role === principal.role ? principal : { ...principal, role: row.role };
+}

@@ -100,7 +100,13 @@ export const getBoard = (ctx: Ctx, input: z.infer<typeof boardKeyInput>): Promis
 export async function deleteBoard(ctx: Ctx, input: z.infer<typeof boardKeyInput>): Promise<void> {
   requireConfigWrite(ctx.principal);
   const board = await findBoard(ctx.db, ctx.principal.orgId, input.id, true);
-  const card = await ctx.db.selectFrom('cards').select('id').where('board_id', '=', board.id).limit(1).executeTakeFirst();
+  const card = await ctx.db
+    .selectFrom('cards')
+    .select('id')
+    .where('org_id', '=', ctx.principal.orgId)
+    .where('board_id', '=', board.id)
+    .limit(1)
+    .executeTakeFirst();
   if (card) throw conflict('board_not_empty', 'This board still has cards: delete them first.');
   await ctx.db.deleteFrom('boards').where('org_id', '=', ctx.principal.orgId).where('id', '=', board.id).execute();
 }

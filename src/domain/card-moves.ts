@@ -82,7 +82,7 @@ export async function moveCard(ctx: Ctx, input: z.infer<typeof moveCardInput>): 
   }
   if (input.assignee_ids !== undefined) {
     await requireMembers(ctx.db, orgId, input.assignee_ids);
-    await setAssignees(ctx.db, card.id, input.assignee_ids, true);
+    await setAssignees(ctx.db, orgId, card.id, input.assignee_ids, true);
   }
   await ctx.db
     .updateTable('cards')

@@ -165,7 +165,7 @@ export async function createCard(ctx: Ctx, input: z.infer<typeof createCardInput
       milestone_id: milestoneId,
     })
     .execute();
-  await setAssignees(ctx.db, cardId, assignees, false);
+  await setAssignees(ctx.db, orgId, cardId, assignees, false);
   await insertCriteria(ctx.db, orgId, cardId, input.criteria ?? []);
   return loadCard(ctx, cardId);
 }
@@ -177,6 +177,6 @@ export async function createCard(ctx: Ctx, input: z.infer<typeof createCardInput
  */
 export async function deleteCard(ctx: Ctx, input: z.infer<typeof cardKeyInput>): Promise<void> {
   const card = await findCard(ctx.db, ctx.principal.orgId, input.id, true);
-  await ctx.db.selectFrom('todos').select('id').where('card_id', '=', card.id).forUpdate().execute();
+  await ctx.db.selectFrom('todos').select('id').where('org_id', '=', ctx.principal.orgId).where('card_id', '=', card.id).forUpdate().execute();
   await ctx.db.deleteFrom('cards').where('org_id', '=', ctx.principal.orgId).where('id', '=', card.id).execute();
 }

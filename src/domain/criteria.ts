@@ -84,6 +84,7 @@ export async function insertCriteria(db: Kysely<Database>, orgId: string, cardId
   const last = await db
     .selectFrom('criteria')
     .select((eb) => eb.fn.max('position').as('position'))
+    .where('org_id', '=', orgId)
     .where('card_id', '=', cardId)
     .executeTakeFirst();
   const start = last?.position == null ? 0 : last.position + 1;
@@ -158,13 +159,15 @@ export async function updateCriterion(ctx: Ctx, input: z.infer<typeof updateCrit
     const follow: { title?: string; done?: boolean; done_at?: string | null } = {};
     if (input.title !== undefined && input.title !== todo.title) follow.title = input.title;
     if (input.done !== undefined && input.done !== todo.done) Object.assign(follow, { done: input.done, done_at: input.done ? now : null });
-    if (Object.keys(follow).length > 0) await ctx.db.updateTable('todos').set({ ...follow, updated_at: now }).where('id', '=', todo.id).execute();
+    if (Object.keys(follow).length > 0) {
+      await ctx.db.updateTable('todos').set({ ...follow, updated_at: now }).where('org_id', '=', ctx.principal.orgId).where('id', '=', todo.id).execute();
+    }
   }
   const patch: { title?: string; done?: boolean } = {};
   if (input.title !== undefined) patch.title = input.title;
   if (input.done !== undefined) patch.done = input.done;
   if (Object.keys(patch).length > 0) {
-    await ctx.db.updateTable('criteria').set({ ...patch, updated_at: now }).where('id', '=', criterion.id).execute();
+    await ctx.db.updateTable('criteria').set({ ...patch, updated_at: now }).where('org_id', '=', ctx.principal.orgId).where('id', '=', criterion.id).execute();
   }
   if (input.position !== undefined) await moveCriterion(ctx, card.id, criterion.id, input.position);
   return getCriterion(ctx.db, ctx.principal.orgId, input.criterion_id);
@@ -176,11 +179,12 @@ export async function updateCriterion(ctx: Ctx, input: z.infer<typeof updateCrit
  *
  * ```sql
  * update criteria k set position = v.position from (values ($1, 0), ($2, 1), …) v(id, position)
- * where k.id = v.id and k.position <> v.position
+ * where k.org_id = $n and k.card_id = $m and k.id = v.id and k.position <> v.position
  * ```
  */
 async function moveCriterion(ctx: Ctx, cardId: string, criterionId: string, to: number): Promise<void> {
-  const rows = await ctx.db.selectFrom('criteria').select('id').where('card_id', '=', cardId).orderBy('position').execute();
+  const orgId = ctx.principal.orgId;
+  const rows = await ctx.db.selectFrom('criteria').select('id').where('org_id', '=', orgId).where('card_id', '=', cardId).orderBy('position').execute();
   if (to >= rows.length) {
     const last = rows.length - 1;
     throw validationFailed([
@@ -192,7 +196,7 @@ async function moveCriterion(ctx: Ctx, cardId: string, criterionId: string, to: 
   const values = sql.join(order.map((id, i) => sql`(${id}, ${i}::int)`));
   await sql`update criteria k set position = v.position, updated_at = ${ctx.clock().toISOString()}
     from (values ${values}) as v(id, position)
-    where k.card_id = ${cardId} and k.id = v.id and k.position <> v.position`.execute(ctx.db);
+    where k.org_id = ${orgId} and k.card_id = ${cardId} and k.id = v.id and k.position <> v.position`.execute(ctx.db);
 }
 
 /**
@@ -203,7 +207,12 @@ async function moveCriterion(ctx: Ctx, cardId: string, criterionId: string, to: 
 export async function deleteCriterion(ctx: Ctx, input: z.infer<typeof criterionKeyInput>): Promise<void> {
   const { todo, criterion } = await lockCriterion(ctx, input, false);
   if (todo) {
-    await ctx.db.updateTable('todos').set({ card_id: null, criterion_id: null, updated_at: ctx.clock().toISOString() }).where('id', '=', todo.id).execute();
+    await ctx.db
+      .updateTable('todos')
+      .set({ card_id: null, criterion_id: null, updated_at: ctx.clock().toISOString() })
+      .where('org_id', '=', ctx.principal.orgId)
+      .where('id', '=', todo.id)
+      .execute();
   }
-  await ctx.db.deleteFrom('criteria').where('id', '=', criterion.id).execute();
+  await ctx.db.deleteFrom('criteria').where('org_id', '=', ctx.principal.orgId).where('id', '=', criterion.id).execute();
 }

@@ -1,25 +1,38 @@
 import type { Role } from '../db/schema.js';
 import type { Principal } from './context.js';
-import { AppError } from './errors.js';
+import { forbidden } from './errors.js';
 
 /**
- * Roles are a ladder (contract §7): owner > admin > member > viewer. Nobody acts for a member
- * whose role is above their own.
+ * Roles are a ladder (contract §7): owner > admin > member > viewer. Nobody makes a token or
+ * a sign-in link for a member above their own role, changes such a member, or raises anyone
+ * above their own role. Every face reaches these rules through the domain functions that
+ * call them (createToken, createMember, updateMember, createSigninLink).
  */
-const RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
+const RANK: Readonly<Record<Role, number>> = { viewer: 0, member: 1, admin: 2, owner: 3 };
 
 export function roleRank(role: Role): number {
   return RANK[role];
 }
 
-/** True when `role` is above the caller's own. */
-export function isAbove(role: Role, principal: Principal): boolean {
-  return roleRank(role) > roleRank(principal.role);
+/** True when `role` is above `than` on the ladder. */
+export function isAbove(role: Role, than: Role): boolean {
+  return RANK[role] > RANK[than];
 }
 
-/** Refuses (403 `forbidden_role`) an action on a member whose role is above the caller's. */
-export function requireNotAbove(principal: Principal, role: Role, action: string): void {
-  if (isAbove(role, principal)) {
-    throw new AppError('forbidden_role', 403, `You cannot ${action} a member whose role is above yours.`);
+/**
+ * Throws 403 `forbidden_role` when the caller would act on a member whose role is above
+ * their own (make a token or a sign-in link for them, change them). `callerRole` overrides
+ * the principal's role where the caller's row was just re-read under a lock.
+ */
+export function assertMayActOn(principal: Pick<Principal, 'role'>, targetRole: Role, callerRole: Role = principal.role): void {
+  if (isAbove(targetRole, callerRole)) {
+    throw forbidden('forbidden_role', `This member's role (${targetRole}) is above yours (${callerRole}), so you cannot act on them.`);
+  }
+}
+
+/** Throws 403 `forbidden_role` when the caller would give someone a role above their own. */
+export function assertMayGrant(principal: Pick<Principal, 'role'>, role: Role, callerRole: Role = principal.role): void {
+  if (isAbove(role, callerRole)) {
+    throw forbidden('forbidden_role', `You cannot grant the ${role} role: it is above your own (${callerRole}).`);
   }
 }

@@ -8,7 +8,7 @@ import { id } from './fields.js';
 import { newId } from './ids.js';
 import { getMember } from './members.js';
 import { requireConfigWrite } from './permissions.js';
-import { requireNotAbove } from './role-ladder.js';
+import { assertMayActOn } from './role-ladder.js';
 import { startSession } from './sessions.js';
 import { hashToken } from './token-format.js';
 
@@ -42,7 +42,7 @@ export async function createSigninLink(ctx: Ctx, input: z.infer<typeof createSig
   }
   if (input.id !== ctx.principal.memberId) requireConfigWrite(ctx.principal);
   const member = await getMember(ctx.db, ctx.principal.orgId, input.id);
-  requireNotAbove(ctx.principal, member.role, 'make a sign-in link for');
+  assertMayActOn(ctx.principal, member.role);
   return issueSigninLink(ctx.db, { orgId: ctx.principal.orgId, memberId: member.id, createdBy: ctx.principal.memberId, now: ctx.clock(), appUrl: appUrlOf(ctx) });
 }
 

@@ -32,6 +32,7 @@ export async function updateTodo(ctx: Ctx, input: z.infer<typeof updateTodoInput
   const updated = await ctx.db
     .updateTable('todos')
     .set({ ...fields, updated_at: now })
+    .where('member_id', '=', ctx.principal.memberId)
     .where('id', '=', row.id)
     .returning(todoColumns)
     .executeTakeFirstOrThrow();

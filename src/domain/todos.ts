@@ -147,6 +147,7 @@ export async function setTodoDone(ctx: Ctx, todoId: string, done: boolean): Prom
   const updated = await ctx.db
     .updateTable('todos')
     .set({ done, done_at: done ? now : null, updated_at: now })
+    .where('member_id', '=', ctx.principal.memberId)
     .where('id', '=', row.id)
     .returning(todoColumns)
     .executeTakeFirstOrThrow();
@@ -175,7 +176,12 @@ export async function listTodos(ctx: Ctx, input: z.infer<typeof listTodosInput>)
   if (input.scope === 'personal') q = q.where('org_id', 'is', null);
   if (input.done !== undefined) q = q.where('done', '=', input.done);
   if (input.due !== undefined) {
-    const member = await ctx.db.selectFrom('members').select('tz').where('id', '=', memberId).executeTakeFirst();
+    const member = await ctx.db
+      .selectFrom('members')
+      .select('tz')
+      .where('org_id', '=', ctx.principal.orgId)
+      .where('id', '=', memberId)
+      .executeTakeFirst();
     const range = dueRange(input.due, ctx.clock(), member?.tz ?? null);
     if (range.before !== undefined) q = q.where('due_on', '<', range.before).where('done', '=', false);
     if (range.from !== undefined) q = q.where('due_on', '>=', range.from);

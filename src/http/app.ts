@@ -9,7 +9,6 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
 import { AppError } from '../domain/errors.js';
 import { operations } from '../operations/index.js';
-import type { Operation } from '../operations/operation.js';
 import type { Runtime } from '../operations/execute.js';
 import type { JobRunner } from '../domain/jobs.js';
 import { registerSlack } from '../slack/plugin.js';
@@ -35,8 +34,6 @@ export interface AppDeps {
   redis?: Redis | undefined;
   clock?: () => Date;
   https?: { cert: Buffer; key: Buffer } | undefined;
-  /** Told after a commit that changed tokens or members (other processes' caches). */
-  onAuthChanged?: () => void;
   /** Runs a background job now (`runJob`). */
   jobs?: JobRunner;
   /** The web app's build (default: `dist/web` of this checkout). */
@@ -82,18 +79,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const limiter: RateLimiter = deps.redis
     ? new RedisRateLimiter(deps.redis, deps.config.rateLimitPerMinute, deps.log)
     : new MemoryRateLimiter(deps.config.rateLimitPerMinute, () => clock().getTime());
-  const authChanged = () => {
-    authCache.clear();
-    deps.onAuthChanged?.();
-  };
   const runtime: Runtime = {
     db: deps.db,
     clock,
     publicBaseUrl: deps.config.publicBaseUrl,
     appUrl: deps.config.appUrl,
     jobs: deps.jobs,
-    afterCommit(op: Operation) {
-      if (op.changesAuth) authChanged();
+    // Other processes drop theirs on the NOTIFY sent inside the same transaction.
+    afterCommit(change) {
+      if (change.changesAuth) authCache.clear();
     },
   };
   const secure = secureCookies(deps.config.appUrl, deps.https !== undefined);
@@ -167,7 +161,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(mcpHttpTransport, { operations, runtime });
   await app.register(async (web) => {
     await webApp(web, { webDir: deps.webDir ?? defaultWebDir(), publicLinkPath: publicLinkPath(deps.config.publicBaseUrl), secure });
-    await signinRoutes(web, { db: deps.db, clock, appUrl: () => runtime.appUrl!, secureCookies: secure, authCache, authChanged });
+    await signinRoutes(web, { db: deps.db, clock, appUrl: () => runtime.appUrl!, secureCookies: secure, authCache });
   });
   return { app, authCache, runtime };
 }

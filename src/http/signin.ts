@@ -2,6 +2,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { announceAuthChange } from '../db/auth-notifications.js';
 import { endSession } from '../domain/sessions.js';
 import { AppError } from '../domain/errors.js';
 import { redeemSigninCode } from '../domain/signin-links.js';
@@ -18,7 +19,6 @@ export interface SigninDeps {
   secureCookies: boolean;
   authCache: AuthCache;
   /** Drops cached principals here and in every other process. */
-  authChanged: () => void;
 }
 
 // A code and a path: nothing bigger belongs in these forms.
@@ -64,7 +64,16 @@ export async function signinRoutes(app: FastifyInstance, deps: SigninDeps): Prom
     if (secret) {
       try {
         const { principal } = await deps.authCache.authenticateSession(secret);
-        if (principal.sessionId && (await endSession(deps.db, principal.orgId, principal.memberId, principal.sessionId))) deps.authChanged();
+        const sessionId = principal.sessionId;
+        // Ended in a transaction that tells every other process (NOTIFY on commit), then here.
+        const ended =
+          sessionId !== undefined &&
+          (await deps.db.transaction().execute(async (trx) => {
+            const gone = await endSession(trx, principal.orgId, principal.memberId, sessionId);
+            if (gone) await announceAuthChange(trx);
+            return gone;
+          }));
+        if (ended) deps.authCache.clear();
       } catch (err) {
         // An ended or unknown session is signed out already.
         if (!(err instanceof AppError) || err.status !== 401) throw err;

@@ -50,7 +50,7 @@ export async function runTodoDone(deps: SlackDeps, body: BlockAction, todoId: st
   const log = deps.log.child({ slack_action: TODO_DONE_ACTION, slack_user: body.user.id });
   try {
     const rt = deps.runtime;
-    const member = await resolveSlackMember(rt.db, deps.config.slack.org, body.user.id, profileLookup(client, body.user.id, log), rt.clock());
+    const member = await resolveSlackMember(rt, deps.config.slack.org, body.user.id, profileLookup(client, body.user.id, log));
     if (!member) return aside(messageView(howToLinkMessage(body.user.id)));
     const principal = slackPrincipal(member);
     const call: CommandContext['call'] = (operation, input) => callOperation(rt, operation, principal, input);

@@ -31,7 +31,7 @@ export async function runCommand(deps: SlackDeps, command: SlashCommand, client:
     if (!handler) return messageView(`tack does not know ${command.command}.`);
     const rt = deps.runtime;
     const profile = profileLookup(client, command.user_id, log);
-    const member = await resolveSlackMember(rt.db, deps.config.slack.org, command.user_id, profile, rt.clock());
+    const member = await resolveSlackMember(rt, deps.config.slack.org, command.user_id, profile);
     if (!member) return messageView(howToLinkMessage(command.user_id));
     const principal = slackPrincipal(member);
     const ctx: CommandContext = {
