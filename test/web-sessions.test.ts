@@ -164,13 +164,30 @@ describe('listing and ending sessions', () => {
     expect((await browser(other, gone.cookie).request('GET', '/v1/me')).status).toBe(200); // cached there now
     const goneId = (await gone.request('GET', '/v1/sessions')).body.data.find((s: { current: boolean }) => s.current).id;
 
+    const todosBefore = await todoCount();
     const end = await keep.request('DELETE', `/v1/sessions/${goneId}`);
     expect(end.status).toBe(204);
+    // The other process still holds the session in its cache, yet refuses a write at once:
+    // every write re-reads its caller inside its own transaction.
+    expectEnvelope(await browser(other, gone.cookie).request('POST', '/v1/todos', { body: { title: 'after the end' } }), 401, 'unauthorized');
+    expect(await todoCount()).toBe(todosBefore);
     expectEnvelope(await gone.request('GET', '/v1/me'), 401, 'unauthorized');
     await waitFor('the other process to refuse the ended session', async () => (await browser(other, gone.cookie).request('GET', '/v1/me')).status === 401);
     expect((await keep.request('GET', '/v1/me')).status).toBe(200);
     expect((await keep.request('GET', '/v1/sessions')).body.data.map((s: { id: string }) => s.id)).not.toContain(goneId);
     expectEnvelope(await keep.request('DELETE', `/v1/sessions/${goneId}`), 404, 'session_not_found');
+  });
+
+  it('refuses a write from a session ended behind a cache: the write re-reads its session', async () => {
+    const memberId = await newMember('Finn', 'member');
+    const session = await signIn(t, memberId);
+    expect((await browser(other, session.cookie).request('GET', '/v1/me')).status).toBe(200); // cached there now
+    const id = (await session.request('GET', '/v1/sessions')).body.data.find((s: { current: boolean }) => s.current).id;
+    // Ended with no notification at all (as if every listener had been down): only the write's own check can see it.
+    await t.database!.query('delete from sessions where id = $1', [id]);
+    const before = await todoCount();
+    expectEnvelope(await browser(other, session.cookie).request('POST', '/v1/todos', { body: { title: 'after the end' } }), 401, 'unauthorized');
+    expect(await todoCount()).toBe(before);
   });
 
   it("does not end another member's session: 404 as if it did not exist", async () => {
