@@ -1,0 +1,1 @@
+export function CardPage() { return <p>todo</p>; }

@@ -1,0 +1,1 @@
+export function MilestonePage() { return <p>todo</p>; }

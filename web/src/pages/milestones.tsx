@@ -1,0 +1,1 @@
+export function MilestonesPage() { return <p>todo</p>; }

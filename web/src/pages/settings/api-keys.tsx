@@ -1,0 +1,1 @@
+export function ApiKeysPage() { return <p>todo</p>; }

@@ -1,0 +1,1 @@
+export function MembersPage() { return <p>todo</p>; }

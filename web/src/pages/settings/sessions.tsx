@@ -1,0 +1,1 @@
+export function SessionsPage() { return <p>todo</p>; }

@@ -1,0 +1,1 @@
+export function SnippetPage() { return <p>todo</p>; }

@@ -1,0 +1,1 @@
+export function SnippetsPage() { return <p>todo</p>; }

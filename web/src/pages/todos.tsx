@@ -1,0 +1,1 @@
+export function TodosPage() { return <p>todo</p>; }
