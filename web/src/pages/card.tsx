@@ -60,6 +60,9 @@ export function CardPage() {
         )}{' '}
         / <span className="mono">{c.ref}</span>
       </div>
+      <h1 className="visually-hidden">
+        {c.ref}: {c.title}
+      </h1>
       <TitleEditor title={c.title} onSave={(title) => patch.mutate({ title })} />
       <div className="card-fields panel">
         <SelectField label="Status" value={c.workflow_status} options={statusOptions} onChange={(s) => patch.mutate({ workflow_status: s as Card['workflow_status'] })} testId="status-select" />
