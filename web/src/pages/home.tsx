@@ -9,7 +9,8 @@ export function Home() {
   const navigate = useNavigate();
   const router = useRouter();
   const boards = useBoards();
-  const first = boards.data?.[0];
+  // The organization's first board (the list is newest first).
+  const first = boards.data?.[boards.data.length - 1];
   useEffect(() => {
     const back = takeReturn();
     if (back && back !== '/') {
