@@ -244,10 +244,11 @@ describe('web app in Chromium', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Create' }).click();
     await page.getByTestId('snippet-body').waitFor();
     expect(await page.getByTestId('snippet-body').innerText()).toContain('<script>');
+    const snippetPage = new URL(page.url()).pathname;
     await page.goto(`${fx.server.url}/settings`);
     await page.getByLabel('Name').fill(payloads[1]!);
     await page.getByRole('button', { name: 'Save profile' }).click();
-    for (const path of ['/boards/design', '/todos', '/snippets', '/settings/members']) {
+    for (const path of ['/boards/design', '/todos', '/snippets', snippetPage, '/settings/members']) {
       await page.goto(`${fx.server.url}${path}`);
       await page.waitForLoadState('networkidle');
       expect(await page.locator('main img[src="x"], main script').count()).toBe(0);

@@ -46,6 +46,10 @@ export async function signedInContext(
 export function collectPageErrors(page: Page): string[] {
   const errors: string[] = [];
   page.on('pageerror', (err) => errors.push(err.message));
+  // Markup that got rendered would try to run its handler; the CSP blocks it and says so.
+  page.on('console', (m) => {
+    if (m.type() === 'error' && /Content Security Policy/i.test(m.text())) errors.push(`csp: ${m.text()}`);
+  });
   page.on('dialog', (d) => {
     errors.push(`dialog: ${d.message()}`);
     void d.dismiss();
