@@ -3,7 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { MutationCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { RouterProvider } from '@tanstack/react-router';
 import { ApiError } from './api/errors';
-import { router } from './router';
+import { makeRouter } from './router';
 import { notifyError } from './ui/toast-queue';
 import './styles.css';
 
@@ -24,6 +24,8 @@ const queryClient = new QueryClient({
     },
   }),
 });
+
+const router = makeRouter(queryClient);
 
 declare module '@tanstack/react-query' {
   interface Register {

@@ -1,4 +1,6 @@
-import { createRootRoute, createRoute, createRouter, lazyRouteComponent } from '@tanstack/react-router';
+import type { QueryClient } from '@tanstack/react-query';
+import { createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent } from '@tanstack/react-router';
+import { boardCardsQuery, boardQuery, membersQuery } from './api/queries';
 import { Shell } from './ui/shell';
 import { NotFound } from './pages/not-found';
 import { Home } from './pages/home';
@@ -26,7 +28,7 @@ export interface SnippetSearch {
   tag?: string | undefined;
 }
 
-const rootRoute = createRootRoute({ component: Shell, notFoundComponent: NotFound });
+const rootRoute = createRootRouteWithContext<{ queryClient: QueryClient }>()({ component: Shell, notFoundComponent: NotFound });
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- lazyRouteComponent's own bound
 const page = <T extends Record<string, any>>(load: () => Promise<T>, name: keyof T & string) => lazyRouteComponent(load, name);
@@ -41,6 +43,13 @@ const routeTree = rootRoute.addChildren([
       assignee: oneOf(s.assignee, ['me'] as const),
       milestone: str(s.milestone),
     }),
+    loaderDeps: ({ search }) => search,
+    // Start the board's reads while its code loads (not awaited: the page shows its own loading).
+    loader: ({ context: { queryClient }, params, deps }) => {
+      void queryClient.prefetchQuery(boardCardsQuery(params.slug, deps));
+      void queryClient.prefetchQuery(boardQuery(params.slug));
+      void queryClient.prefetchQuery(membersQuery);
+    },
     component: page(() => import('./pages/board'), 'BoardPage'),
   }),
   createRoute({ getParentRoute: () => rootRoute, path: '/cards/$ref', component: page(() => import('./pages/card'), 'CardPage') }),
@@ -69,10 +78,12 @@ const routeTree = rootRoute.addChildren([
   createRoute({ getParentRoute: () => rootRoute, path: '/settings/members', component: page(() => import('./pages/settings/members'), 'MembersPage') }),
 ]);
 
-export const router = createRouter({ routeTree, defaultPreload: 'intent', scrollRestoration: true });
+export function makeRouter(queryClient: QueryClient) {
+  return createRouter({ routeTree, context: { queryClient }, defaultPreload: 'intent', defaultPreloadStaleTime: 0, scrollRestoration: true });
+}
 
 declare module '@tanstack/react-router' {
   interface Register {
-    router: typeof router;
+    router: ReturnType<typeof makeRouter>;
   }
 }

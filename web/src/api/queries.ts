@@ -1,4 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
+import { queryOptions, useQuery } from '@tanstack/react-query';
 import { allPages, api, ok } from './client';
 
 /** Shared reads: who I am, the members, boards and milestones (short lists, read whole). */
@@ -17,16 +17,35 @@ export const keys = {
   snippet: (key: string) => ['snippet', key] as const,
 };
 
+/** A board's cards, every page, with the query string's filters. */
+export function boardCardsQuery(slug: string, filters: { assignee?: 'me' | undefined; milestone?: string | undefined }) {
+  return queryOptions({
+    queryKey: keys.cards(slug, filters),
+    queryFn: () =>
+      allPages((cursor) =>
+        ok(api.GET('/cards', { params: { query: { board: slug, limit: 100, cursor, assignee: filters.assignee, milestone: filters.milestone } } })),
+      ),
+  });
+}
+
+export function boardQuery(slug: string) {
+  return queryOptions({ queryKey: ['board', slug], queryFn: () => ok(api.GET('/boards/{id}', { params: { path: { id: slug } } })) });
+}
+
+export const meQuery = queryOptions({ queryKey: keys.me, queryFn: () => ok(api.GET('/me')), staleTime: 60_000 });
+
+export const membersQuery = queryOptions({
+  queryKey: keys.members,
+  queryFn: () => allPages((cursor) => ok(api.GET('/members', { params: { query: { limit: 100, cursor } } }))),
+  staleTime: 60_000,
+});
+
 export function useMe() {
-  return useQuery({ queryKey: keys.me, queryFn: () => ok(api.GET('/me')), staleTime: 60_000 });
+  return useQuery(meQuery);
 }
 
 export function useMembers() {
-  return useQuery({
-    queryKey: keys.members,
-    queryFn: () => allPages((cursor) => ok(api.GET('/members', { params: { query: { limit: 100, cursor } } }))),
-    staleTime: 60_000,
-  });
+  return useQuery(membersQuery);
 }
 
 export function useBoards() {

@@ -1,5 +1,5 @@
 import { useCallback, useMemo, useState } from 'react';
-import { getRouteApi, Link } from '@tanstack/react-router';
+import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
 import { useQuery } from '@tanstack/react-query';
 import {
   DndContext,
@@ -13,7 +13,7 @@ import {
   type DragStartEvent,
 } from '@dnd-kit/core';
 import { api, ok } from '../api/client';
-import { keys, useMembers, useMilestones } from '../api/queries';
+import { boardQuery, keys, useMembers, useMilestones } from '../api/queries';
 import { STATUSES, STATUS_LABEL, type Card, type Member, type WorkflowStatus } from '../api/types';
 import { todayIn } from '../lib/dates';
 import { useTimeZone } from '../lib/timezone';
@@ -33,13 +33,15 @@ export function BoardPage() {
   const navigate = route.useNavigate();
   const tz = useTimeZone();
   const today = todayIn(tz);
-  const board = useQuery({ queryKey: ['board', slug], queryFn: () => ok(api.GET('/boards/{id}', { params: { path: { id: slug } } })) });
+  const board = useQuery(boardQuery(slug));
   const cards = useBoardCards(slug, search);
   const members = useMembers();
   const milestones = useMilestones();
   const move = useMoveCard(slug, search);
   const create = useCreateCard(slug);
   const [active, setActive] = useState<Card | null>(null);
+  const go = useNavigate();
+  const openCard = useCallback((ref: string) => void go({ to: '/cards/$ref', params: { ref } }), [go]);
 
   const memberMap = useMemo(() => new Map<string, Member>((members.data ?? []).map((m) => [m.id, m])), [members.data]);
   const byStatus = useMemo(() => {
@@ -157,7 +159,7 @@ export function BoardPage() {
                 onCreate={(title) => create.mutateAsync({ title, status })}
               >
                 {byStatus[status].map((card) => (
-                  <CardTile key={card.id} card={card} members={memberMap} today={today} />
+                  <CardTile key={card.id} card={card} members={memberMap} today={today} onOpen={openCard} />
                 ))}
               </Column>
             ))}

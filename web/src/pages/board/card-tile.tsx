@@ -1,5 +1,4 @@
 import { memo } from 'react';
-import { Link } from '@tanstack/react-router';
 import { useDraggable } from '@dnd-kit/core';
 import type { Card, Member } from '../../api/types';
 import { formatDate } from '../../lib/dates';
@@ -11,10 +10,12 @@ export interface TileProps {
   today: string;
   /** Rendered in the drag overlay: no handle of its own. */
   overlay?: boolean;
+  /** Opens the card page in the app (a plain link otherwise: hundreds of router links are slow to mount). */
+  onOpen?: (ref: string) => void;
 }
 
 /** A card on the board: ref, title, assignees' initials, due date (red when overdue), criteria. */
-export const CardTile = memo(function CardTile({ card, members, today, overlay }: TileProps) {
+export const CardTile = memo(function CardTile({ card, members, today, overlay, onOpen }: TileProps) {
   const overdue = card.due_on !== null && card.due_on < today && card.workflow_status !== 'done';
   return (
     <article className={`tile${overlay ? ' tile-overlay' : ''}`} aria-label={`${card.ref}: ${card.title}`}>
@@ -22,9 +23,17 @@ export const CardTile = memo(function CardTile({ card, members, today, overlay }
         <span className="mono muted">{card.ref}</span>
         {!overlay && <DragHandle card={card} />}
       </div>
-      <Link to="/cards/$ref" params={{ ref: card.ref }} className="tile-title">
+      <a
+        href={`/cards/${encodeURIComponent(card.ref)}`}
+        className="tile-title"
+        onClick={(e) => {
+          if (!onOpen || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+          e.preventDefault();
+          onOpen(card.ref);
+        }}
+      >
         {card.title}
-      </Link>
+      </a>
       <div className="tile-meta">
         <span className="assignees">
           {card.assignee_ids.slice(0, 3).map((id) => {

@@ -1,19 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { allPages, api, ok } from '../../api/client';
-import { keys } from '../../api/queries';
+
+export function useBoardCards(slug: string, search: BoardSearch) {
+  return useQuery(boardCardsQuery(slug, search));
+}
+import { api, ok } from '../../api/client';
+import { boardCardsQuery, keys } from '../../api/queries';
 import type { Card, WorkflowStatus } from '../../api/types';
 import type { BoardSearch } from '../../router';
-
-/** A board's cards, every page of them, with the filters of the query string. */
-export function useBoardCards(slug: string, search: BoardSearch) {
-  return useQuery({
-    queryKey: keys.cards(slug, search),
-    queryFn: () =>
-      allPages((cursor) =>
-        ok(api.GET('/cards', { params: { query: { board: slug, limit: 100, cursor, assignee: search.assignee, milestone: search.milestone } } })),
-      ),
-  });
-}
 
 /**
  * Moves a card at once on screen; when tack refuses (the gate, a conflict), the card goes back
