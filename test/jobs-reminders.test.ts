@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sendTodoReminders } from '../jobs/todo-reminders.js';
 import { MAX_ATTEMPTS } from '../src/db/slack-posts.js';
@@ -107,15 +106,17 @@ describe('todo reminders', () => {
     ]);
   });
 
-  it('goes out at once for a todo created after the hour, and again when its due date changes', async () => {
+  it('goes out at once for a todo created after the hour, and again on the new date when updateTodo re-dates it', async () => {
     at('2026-05-04T15:00:00Z');
     const late = await addTodo(t, uma, { title: 'Created late', due_on: '2026-05-04' });
     await sweep();
     expect(remindersPerTodo(fake.calls).get(late.id)).toBe(1);
     await sweep();
     expect(remindersPerTodo(fake.calls).get(late.id)).toBe(1);
-    // tack has no endpoint that changes a due date yet; the table is what a future one changes.
-    await sql`update todos set due_on = '2026-05-05' where id = ${late.id}`.execute(t.server.db.db);
+    const redated = await t.api('PATCH', `/v1/todos/${late.id}`, { token: uma.token, body: { due_on: '2026-05-05' } });
+    expect(redated.body.due_on).toBe('2026-05-05');
+    const deleted = await addTodo(t, uma, { title: 'Deleted before its day', due_on: '2026-05-05' });
+    expect((await t.api('DELETE', `/v1/todos/${deleted.id}`, { token: uma.token })).status).toBe(204);
     at('2026-05-05T08:59:00Z');
     await sweep();
     expect(remindersPerTodo(fake.calls).get(late.id)).toBe(1);
@@ -124,6 +125,7 @@ describe('todo reminders', () => {
     expect(remindersPerTodo(fake.calls).get(late.id)).toBe(2);
     const posts = remindersIn(fake.calls).filter((c) => c.body.metadata.event_payload.todo_id === late.id);
     expect(posts.map((c) => c.body.metadata.event_payload.due_on)).toEqual(['2026-05-04', '2026-05-05']);
+    expect(remindersPerTodo(fake.calls).get(deleted.id)).toBeUndefined();
   });
 
   it('catches up a reminder missed yesterday, but not older ones, and never reminds done todos', async () => {

@@ -5,7 +5,7 @@ import { assigneeIds, requireMembers, setAssignees } from './card-assignees.js';
 import { findCard } from './card-refs.js';
 import { cardKey, cardKeyInput, cardTitle, loadCard, WORKFLOW_STATUSES, type Card } from './cards.js';
 import type { Ctx, Principal } from './context.js';
-import { forbidden, validationFailed, type AppError } from './errors.js';
+import { forbidden, requireSomeField, type AppError } from './errors.js';
 import { scopeRefusal, writerRefusal } from './permissions.js';
 import { isoDate } from './fields.js';
 import { findMilestoneId } from './milestones.js';
@@ -68,12 +68,7 @@ export async function listCardMoves(ctx: Ctx, input: z.infer<typeof cardKeyInput
  * nothing that came with it either.
  */
 export async function moveCard(ctx: Ctx, input: z.infer<typeof moveCardInput>): Promise<Card> {
-  const { id: _key, ...fields } = input;
-  if (Object.values(fields).every((v) => v === undefined)) {
-    throw validationFailed([
-      { field: 'body', code: 'empty', message: 'give at least one of workflow_status, title, due_on, milestone, assignee_ids' },
-    ]);
-  }
+  requireSomeField(input, ['workflow_status', 'title', 'due_on', 'milestone', 'assignee_ids']);
   const orgId = ctx.principal.orgId;
   const card = await findCard(ctx.db, orgId, input.id, true);
   const refusal = moveRefusal(ctx.principal, card.gated, input.workflow_status);

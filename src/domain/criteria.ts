@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { findCard } from './card-refs.js';
 import type { Ctx } from './context.js';
-import { notFound, validationFailed } from './errors.js';
+import { notFound, requireSomeField, validationFailed } from './errors.js';
 import { id, label, pageQuery } from './fields.js';
 import { newId } from './ids.js';
 import { after, pageLimit, readCursor, toPage, type Page } from './pagination.js';
@@ -150,9 +150,7 @@ async function lockCriterion(ctx: Ctx, input: z.infer<typeof criterionKeyInput>,
  * title in the same transaction (a todo and its criterion always carry one title).
  */
 export async function updateCriterion(ctx: Ctx, input: z.infer<typeof updateCriterionInput>): Promise<Criterion> {
-  if (input.title === undefined && input.done === undefined && input.position === undefined) {
-    throw validationFailed([{ field: 'body', code: 'empty', message: 'give title, done or position' }]);
-  }
+  requireSomeField(input, ['title', 'done', 'position']);
   // Moving renumbers the card's criteria: the card's lock keeps a new criterion out meanwhile.
   const { card, todo, criterion } = await lockCriterion(ctx, input, input.position !== undefined);
   const now = ctx.clock().toISOString();

@@ -3,7 +3,7 @@ import { sql, type Updateable } from 'kysely';
 import type { MilestonesTable } from '../db/schema.js';
 import type { Ctx } from './context.js';
 import { uniqueViolation } from './db-errors.js';
-import { AppError, validationFailed } from './errors.js';
+import { AppError, requireSomeField } from './errors.js';
 import { isoDate, label } from './fields.js';
 import { findMilestone, getMilestoneStatus, MILESTONE_KINDS, milestoneKey, milestoneRef, type Milestone } from './milestones.js';
 
@@ -12,7 +12,7 @@ export const updateMilestoneInput = z.object({
   ref: milestoneRef.optional().describe('A new ref; channel subscriptions follow it, cards show it'),
   name: label(200).optional(),
   kind: z.enum(MILESTONE_KINDS).optional(),
-  ends_on: isoDate.nullable().optional().describe('null clears it'),
+  ends_on: isoDate.nullable().optional(),
 });
 
 export const deleteMilestoneInput = z.object({ ref: milestoneKey });
@@ -23,9 +23,7 @@ export const deleteMilestoneInput = z.object({ ref: milestoneKey });
  */
 export async function updateMilestone(ctx: Ctx, input: z.infer<typeof updateMilestoneInput>): Promise<Milestone> {
   const { milestone: key, ...fields } = input;
-  if (Object.values(fields).every((v) => v === undefined)) {
-    throw validationFailed([{ field: 'body', code: 'empty', message: 'give at least one of ref, name, kind, ends_on' }]);
-  }
+  requireSomeField(fields, ['ref', 'name', 'kind', 'ends_on']);
   const orgId = ctx.principal.orgId;
   const current = await findMilestone(ctx.db, orgId, key, true);
   const patch: Updateable<MilestonesTable> = { ...fields };

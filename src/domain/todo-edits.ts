@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import type { Ctx } from './context.js';
-import { notFound, validationFailed } from './errors.js';
+import { notFound, requireSomeField } from './errors.js';
 import { isoDate, label } from './fields.js';
 import { PRIORITIES, presentTodo, todoColumns, todoIdInput, type Todo } from './todos.js';
 
 export const updateTodoInput = todoIdInput.extend({
   title: label(300).optional().describe('A todo mirroring a criterion renames the criterion too'),
   priority: z.enum(PRIORITIES).optional(),
-  due_on: isoDate.nullable().optional().describe('null clears it; a new date gets its own reminder'),
+  due_on: isoDate.nullable().optional().describe('A new date gets its own reminder'),
 });
 
 /**
@@ -19,9 +19,7 @@ export const updateTodoInput = todoIdInput.extend({
  */
 export async function updateTodo(ctx: Ctx, input: z.infer<typeof updateTodoInput>): Promise<Todo> {
   const { id: todoId, ...fields } = input;
-  if (Object.values(fields).every((v) => v === undefined)) {
-    throw validationFailed([{ field: 'body', code: 'empty', message: 'give at least one of title, priority, due_on' }]);
-  }
+  requireSomeField(fields, ['title', 'priority', 'due_on']);
   const row = await ctx.db
     .selectFrom('todos')
     .select(['id', 'criterion_id'])
