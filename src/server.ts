@@ -37,6 +37,8 @@ export interface ServerOptions {
    * `false` for none (`tack serve --no-jobs`, when `tack worker` processes run them).
    */
   jobs?: false | Omit<StartJobsOptions, 'redisUrl'>;
+  /** The web app's build to serve (default: `dist/web` of this checkout). */
+  webDir?: string;
 }
 
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
@@ -70,6 +72,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       clock: options.clock,
       onAuthChanged: () => onAuthChanged?.(),
       jobs: jobRunner(jobDeps),
+      webDir: options.webDir,
     });
     if (db.pool) {
       notifications = authNotifications(db.pool, () => built.authCache.clear(), log);

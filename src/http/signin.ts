@@ -89,10 +89,9 @@ const BASE = 'http://tack.invalid';
 
 /**
  * Where to go after signing in: a path on tack itself, never another site (`//evil.example`,
- * `/\evil.example` and absolute URLs fall back to `/`).
+ * `/\evil.example` and absolute URLs resolve to another origin and fall back to `/`).
  */
 export function sameOriginPath(next: string): string {
-  if (!next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return '/';
   try {
     const url = new URL(next, BASE);
     if (url.origin !== BASE) return '/';
