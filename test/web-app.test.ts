@@ -29,7 +29,7 @@ describe('web app in Chromium', { timeout: 90_000 }, () => {
     expect(await page.context().cookies()).toEqual([]);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(`${fx.server.url}/boards/eng`);
-    await expect(page.getByRole('heading', { level: 1, name: 'Engineering' }).isVisible()).resolves.toBe(true);
+    await page.getByRole('heading', { level: 1, name: 'Engineering' }).waitFor();
 
     const other = await fx.browser.newContext();
     const second = await other.newPage();
