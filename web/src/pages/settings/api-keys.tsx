@@ -9,7 +9,7 @@ import { ConfirmDialog } from '../../ui/dialogs';
 import { ErrorPanel, Loading } from '../../ui/error-panel';
 import { FieldErrors } from '../../ui/field-errors';
 import { SelectField } from '../../ui/select-field';
-import { SettingsNav } from './settings-nav';
+import { SettingsPage } from './settings-nav';
 
 const SCOPES: { id: Scope; label: string }[] = [
   { id: 'read', label: 'read: every GET' },
@@ -35,11 +35,7 @@ export function ApiKeysPage() {
   });
   const live = (tokens.data ?? []).filter((t) => !t.revoked_at);
   return (
-    <section className="page narrow">
-      <div className="page-head">
-        <h1>Settings</h1>
-        <SettingsNav />
-      </div>
+    <SettingsPage>
       <h2>API keys</h2>
       <p className="muted">Keys let the command-line tool, scripts and agents call /v1 as you. Agent keys are refused on gated moves.</p>
       {created && (
@@ -101,7 +97,7 @@ export function ApiKeysPage() {
           </table>
         </div>
       )}
-    </section>
+    </SettingsPage>
   );
 }
 

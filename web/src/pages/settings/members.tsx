@@ -10,7 +10,7 @@ import { FormDialog } from '../../ui/dialogs';
 import { ErrorPanel, Loading } from '../../ui/error-panel';
 import { FieldErrors } from '../../ui/field-errors';
 import { SelectField } from '../../ui/select-field';
-import { SettingsNav } from './settings-nav';
+import { SettingsPage } from './settings-nav';
 
 const ROLES: Role[] = ['owner', 'admin', 'member', 'viewer'];
 const label = (r: Role) => r[0]!.toUpperCase() + r.slice(1);
@@ -27,11 +27,7 @@ export function MembersPage() {
     onSettled: () => qc.invalidateQueries({ queryKey: keys.members }),
   });
   return (
-    <section className="page narrow">
-      <div className="page-head">
-        <h1>Settings</h1>
-        <SettingsNav />
-      </div>
+    <SettingsPage>
       <div className="row spread">
         <h2>Members</h2>
         <AddMember roleOptions={roleOptions} />
@@ -63,7 +59,7 @@ export function MembersPage() {
           ))}
         </ul>
       )}
-    </section>
+    </SettingsPage>
   );
 }
 

@@ -7,7 +7,7 @@ import { ErrorPanel, Loading } from '../../ui/error-panel';
 import { FieldErrors } from '../../ui/field-errors';
 import { SelectField } from '../../ui/select-field';
 import { notify, notifyError } from '../../ui/toast-queue';
-import { SettingsNav } from './settings-nav';
+import { SettingsPage } from './settings-nav';
 import { signOut } from './sign-out';
 
 function zones(): string[] {
@@ -43,11 +43,7 @@ export function ProfilePage() {
     save.mutate();
   };
   return (
-    <section className="page narrow">
-      <div className="page-head">
-        <h1>Settings</h1>
-        <SettingsNav />
-      </div>
+    <SettingsPage>
       <form className="panel" onSubmit={submit} aria-labelledby="profile-h">
         <h2 id="profile-h" style={{ marginTop: 0 }}>
           Profile
@@ -89,6 +85,6 @@ export function ProfilePage() {
           Sign out
         </button>
       </p>
-    </section>
+    </SettingsPage>
   );
 }

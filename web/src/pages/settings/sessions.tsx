@@ -5,7 +5,7 @@ import { formatDateTime } from '../../lib/dates';
 import { ConfirmDialog } from '../../ui/dialogs';
 import { ErrorPanel, Loading } from '../../ui/error-panel';
 import { notifyError } from '../../ui/toast-queue';
-import { SettingsNav } from './settings-nav';
+import { SettingsPage } from './settings-nav';
 import { signOut } from './sign-out';
 
 export function SessionsPage() {
@@ -19,11 +19,7 @@ export function SessionsPage() {
     onSettled: () => qc.invalidateQueries({ queryKey: ['sessions'] }),
   });
   return (
-    <section className="page narrow">
-      <div className="page-head">
-        <h1>Settings</h1>
-        <SettingsNav />
-      </div>
+    <SettingsPage>
       <h2>Sessions</h2>
       <p className="muted">Every browser signed in as you. Ending one signs it out at once.</p>
       {sessions.isError && <ErrorPanel error={sessions.error} retry={() => void sessions.refetch()} />}
@@ -55,6 +51,6 @@ export function SessionsPage() {
           ))}
         </ul>
       )}
-    </section>
+    </SettingsPage>
   );
 }

@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import { Link } from '@tanstack/react-router';
 import { useMe } from '../../api/queries';
 
@@ -19,5 +20,18 @@ export function SettingsNav() {
         </Link>
       ))}
     </nav>
+  );
+}
+
+/** A settings page: the heading, the settings tabs, then the page's own content. */
+export function SettingsPage({ children }: { children: ReactNode }) {
+  return (
+    <section className="page narrow">
+      <div className="page-head">
+        <h1>Settings</h1>
+        <SettingsNav />
+      </div>
+      {children}
+    </section>
   );
 }
