@@ -10,6 +10,11 @@ import { launchChromium, signedInContext } from '../test/helpers/browser.js';
 import { startTestServer } from '../test/helpers/server.js';
 
 const CARDS = 500;
+
+interface PageDocument {
+  querySelectorAll(selector: string): { length: number };
+  querySelector(selector: string): { getAttribute(name: string): string | null } | null;
+}
 const server = await startTestServer();
 const browser = await launchChromium();
 try {
@@ -48,9 +53,10 @@ try {
     await page.goto(`${server.url}/boards/big`, { waitUntil: 'commit' });
     const ms = await page.waitForFunction(
       (n) => {
-        if (document.querySelectorAll('.tile').length !== n) return false;
-        const handle = document.querySelector<HTMLElement>('.drag-handle');
-        return handle && handle.getAttribute('aria-roledescription') === 'draggable' ? performance.now() : false;
+        // Runs in the page; this file is typed for Node, without the DOM.
+        const doc = (globalThis as unknown as { document: PageDocument }).document;
+        if (doc.querySelectorAll('.tile').length !== n) return false;
+        return doc.querySelector('.drag-handle')?.getAttribute('aria-roledescription') === 'draggable' ? performance.now() : false;
       },
       CARDS,
       { polling: 'raf', timeout: 30_000 },

@@ -1,4 +1,4 @@
-import AxeBuilder from '@axe-core/playwright';
+import { AxeBuilder } from '@axe-core/playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedInContext } from './helpers/browser.js';
 import { startWebFixture, type WebFixture } from './helpers/web-server.js';
