@@ -1,4 +1,4 @@
-import { CADENCES } from '../src/domain/slack-subscriptions.js';
+import { CADENCES } from '../src/domain/vocabulary.js';
 import { subscribeMilestoneOp, unsubscribeMilestoneOp } from '../src/operations/slack.js';
 import { UsageError, type CommandHandler } from '../src/slack/command-context.js';
 import { milestoneStatusView, subscribedView, unsubscribedView, type MilestoneView, type SubscriptionView } from '../src/slack/views.js';

@@ -9,8 +9,7 @@ import { newId } from './ids.js';
 import { before, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { requireConfigWrite, requireScope } from './permissions.js';
 import { toIso } from './time.js';
-
-export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
+import { ROLES } from './vocabulary.js';
 
 export const memberSchema = z.object({
   id: z.string(),
