@@ -34,7 +34,7 @@ const NAMED: Record<string, readonly string[]> = {
   createTodo: ['todos', 'add'],
   completeTodo: ['todos', 'done'],
   reopenTodo: ['todos', 'reopen'],
-  getMilestoneStatus: ['milestone', 'status'],
+  getMilestoneStatus: ['milestones', 'status'],
   listMilestones: ['milestones', 'list'],
   createMilestone: ['milestones', 'create'],
   runJob: ['jobs', 'run'],
@@ -59,9 +59,24 @@ export const GROUP_DESCRIPTIONS: Record<string, string> = {
   cards: 'board cards',
   criteria: 'acceptance criteria of a card',
   todos: 'your todos',
-  milestone: 'one milestone: its status',
   milestones: 'sprints and deadlines',
   jobs: 'background jobs',
+};
+
+/**
+ * Other names of a group: the singular, as the Slack commands spell it (`/milestone status`
+ * is `tack milestone status`, the name it had before it joined `milestones`).
+ */
+export const GROUP_ALIASES: Record<string, string[]> = {
+  members: ['member'],
+  tokens: ['token'],
+  snippets: ['snippet'],
+  boards: ['board'],
+  cards: ['card'],
+  criteria: ['criterion'],
+  todos: ['todo'],
+  milestones: ['milestone'],
+  jobs: ['job'],
 };
 
 /**
