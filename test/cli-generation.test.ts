@@ -176,4 +176,35 @@ describe('generation from the table', () => {
       expect.objectContaining({ code: 'validation_failed', fields: [expect.objectContaining({ field: 'reason' })] }),
     );
   });
+
+  it('gives a path parameter another input name where a body field has its name (pathInput)', () => {
+    const renameLabel = defineOperation({
+      name: 'renameLabel',
+      summary: 'Rename a label',
+      group: 'cards',
+      method: 'PATCH',
+      path: '/labels/{name}',
+      scope: 'write',
+      params: z.object({ name: z.string().min(1) }),
+      pathInput: { name: 'label' },
+      body: z.object({ name: z.string().min(1).optional(), color: z.string().optional() }),
+      output: z.object({ name: z.string() }),
+      run: async (_ctx, input) => ({ name: input.name ?? input.label }),
+    });
+    expect(Object.keys(renameLabel.input.shape)).toEqual(['label', 'name', 'color']);
+    const entry = describeOperation(renameLabel);
+    expect(entry.path).toBe('/labels/{name}');
+    expect(entry.fields.map((f) => [f.name, f.in, f.param])).toEqual([
+      ['label', 'path', 'name'],
+      ['name', 'body', undefined],
+      ['color', 'body', undefined],
+    ]);
+    const args = { label: 'bug fix', name: 'bugfix' };
+    expect(requestFor(entry, args)).toEqual({ method: 'PATCH', path: '/labels/bug%20fix', query: {}, body: { name: 'bugfix' } });
+    expect(parseOperationInput(renameLabel, args)).toEqual({ label: 'bug fix', name: 'bugfix' });
+    expect(() => parseOperationInput(renameLabel, { label: '', name: 'x' })).toThrowError(
+      expect.objectContaining({ fields: [expect.objectContaining({ field: 'label' })] }),
+    );
+    expect(helpOf({ operations: [entry] }, ['cards', 'rename-label', '--help'])).toContain('Usage: tack cards rename-label [options] <label>');
+  });
 });

@@ -261,6 +261,63 @@ describe('--json errors', () => {
   });
 });
 
+describe('editing from the command line', () => {
+  /** `tack … --json`, which must succeed. */
+  async function json(args: string[]) {
+    const res = await tack([...args, '--json']);
+    expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(0);
+    return JSON.parse(res.stdout);
+  }
+
+  it('names the commands plainly and takes the milestone to change as an argument', async () => {
+    const help = await tack(['milestones', 'update', '--help']);
+    expect(help.stdout).toContain('Usage: tack milestones update [options] <milestone>');
+    expect(help.stdout).toMatch(/--ref <value>/);
+    expect(help.stdout).toContain('--no-ends-on');
+    expect(help.stdout).toContain('Calls PATCH /v1/milestones/{ref}');
+    for (const [group, verbs] of [['todos', ['update', 'delete']], ['milestones', ['get', 'update', 'delete']], ['boards', ['get', 'delete']], ['criteria', ['delete']], ['cards', ['moves']]] as const) {
+      const res = await tack([group, '--help']);
+      for (const verb of verbs) expect(res.stdout, `${group} ${verb}`).toMatch(new RegExp(`^  ${verb}\\b`, 'm'));
+    }
+  });
+
+  it('creates, corrects, reorders and deletes every kind of thing', async () => {
+    expect(await json(['boards', 'create', '--name', 'CLI board', '--slug', 'cli', '--ref-prefix', 'CLI'])).toMatchObject({ slug: 'cli' });
+    expect(await json(['boards', 'get', 'cli'])).toMatchObject({ name: 'CLI board', ref_prefix: 'CLI' });
+    await json(['milestones', 'create', '--ref', 'CL1', '--name', 'Sprnt', '--ends-on', '2026-09-30']);
+    expect(await json(['milestones', 'update', 'cl1', '--ref', 'CL2', '--name', 'Sprint', '--no-ends-on'])).toMatchObject({ ref: 'CL2', name: 'Sprint', ends_on: null });
+    expect(await json(['milestones', 'get', 'CL2'])).toMatchObject({ ref: 'CL2' });
+    const card = await json(['cards', 'create', '--board', 'cli', '--title', 'From the CLI', '--criteria', 'a,b,c', '--milestone', 'CL2']);
+    expect((await json(['cards', 'list', '--milestone', 'CL2'])).data.map((c: { id: string }) => c.id)).toEqual([card.id]);
+
+    const criteria = (await json(['criteria', 'list', card.ref])).data;
+    expect(await json(['criteria', 'update', card.ref, criteria[2].id, '--position', '0'])).toMatchObject({ title: 'c', position: 0 });
+    const removed = await tack(['criteria', 'delete', card.ref, criteria[0].id]);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect((await json(['criteria', 'list', card.ref])).data.map((c: { title: string }) => c.title)).toEqual(['c', 'b']);
+
+    const moves = await tack(['cards', 'moves', card.ref]);
+    expect(moves.code, moves.stderr).toBe(0);
+    expect(moves.stdout).toMatch(/^WORKFLOW_STATUS\s+ALLOWED\s+CODE/);
+    expect(moves.stdout).toMatch(/^done\s+yes/m);
+
+    const todo = await json(['todos', 'add', 'Fix teh typo', '--due-on', '2026-09-01']);
+    expect(await json(['todos', 'update', todo.id, '--title', 'Fix the typo', '--no-due-on', '--priority', 'high'])).toMatchObject({ title: 'Fix the typo', due_on: null, priority: 'high' });
+    expect((await tack(['todos', 'delete', todo.id])).stdout).toBe('Done.\n');
+
+    const notEmpty = await tack(['boards', 'delete', 'cli']);
+    expect(notEmpty.code).toBe(1);
+    expect(notEmpty.stderr).toContain('(board_not_empty)');
+    for (const args of [['milestones', 'delete', 'CL2'], ['cards', 'delete', card.ref], ['boards', 'delete', 'cli']]) {
+      const res = await tack(args);
+      expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(0);
+    }
+    const gone = await tack(['boards', 'get', 'cli']);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toContain('(board_not_found)');
+  });
+});
+
 describe('exit codes and errors', () => {
   it('exits 1 on a 404 and prints user_message and request_id, never a stack', async () => {
     const res = await tack(['tokens', 'revoke', 'tok_doesnotexist']);

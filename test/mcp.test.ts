@@ -344,6 +344,54 @@ describe('tack mcp (stdio)', () => {
   });
 });
 
+describe.each(transports)('editing over %s', (_name, connect) => {
+  const call = async (client: Client, name: string, args: Record<string, unknown>) => {
+    const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+    expect(result.isError, `${name}: ${text(result)}`).toBeFalsy();
+    return result.structuredContent as any;
+  };
+  const tag = _name === 'stdio' ? 'S' : 'H';
+
+  it('renames a milestone: the path key arrives as `milestone`, the new ref as `ref`; then deletes it', async () => {
+    const client = await connect(t.token);
+    await t.api('POST', '/v1/milestones', { body: { ref: `ED${tag}1`, name: 'Old name' } });
+    const renamed = await call(client, 'updateMilestone', { milestone: `ed${tag}1`, ref: `ED${tag}2`, name: 'New name', ends_on: null });
+    expect(renamed).toMatchObject({ ref: `ED${tag}2`, name: 'New name', ends_on: null });
+    expect(await call(client, 'getMilestone', { ref: `ED${tag}2` })).toEqual(renamed);
+    const fieldsOf = async (args: Record<string, unknown>) => {
+      const bad = (await client.callTool({ name: 'updateMilestone', arguments: args })) as CallToolResult;
+      expect(bad.isError).toBe(true);
+      return (bad._meta?.['tack/error'] as { errors: { field: string }[] }).errors.map((e) => e.field);
+    };
+    expect(await fieldsOf({ milestone: '', name: 'x' })).toEqual(['milestone']);
+    expect(await fieldsOf({ milestone: `ED${tag}2`, ref: 'no spaces allowed' })).toEqual(['ref']);
+    const gone = (await client.callTool({ name: 'deleteMilestone', arguments: { ref: `ED${tag}2` } })) as CallToolResult;
+    expect(gone.isError).toBeFalsy();
+    expect((await t.api('GET', `/v1/milestones/ED${tag}2`)).status).toBe(404);
+  });
+
+  it('shows an agent the gate with listCardMoves, reorders and deletes criteria, corrects and deletes a todo', async () => {
+    const board = await t.api('POST', '/v1/boards', { body: { name: `Edit ${_name}`, slug: `edit-${tag.toLowerCase()}`, ref_prefix: `ED${tag}`, gated: true } });
+    const card = (await t.api('POST', '/v1/cards', { body: { board: board.body.id, title: 'Edit me', criteria: ['a', 'b', 'c'] } })).body;
+    const moves = await call(await connect(agent), 'listCardMoves', { id: card.ref });
+    expect(moves.data.filter((m: { allowed: boolean }) => !m.allowed)).toEqual([{ workflow_status: 'done', allowed: false, code: 'gated_move_requires_human' }]);
+
+    const client = await connect(t.token);
+    const listed = await call(client, 'listCriteria', { id: card.ref });
+    const moved = await call(client, 'updateCriterion', { id: card.ref, criterion_id: listed.data[2].id, position: 0 });
+    expect(moved).toMatchObject({ title: 'c', position: 0 });
+    const deleted = (await client.callTool({ name: 'deleteCriterion', arguments: { id: card.id, criterion_id: listed.data[0].id } })) as CallToolResult;
+    expect(deleted.isError).toBeFalsy();
+    expect((await call(client, 'listCriteria', { id: card.id })).data.map((c: { title: string }) => c.title)).toEqual(['c', 'b']);
+
+    const todo = (await t.api('POST', '/v1/todos', { body: { title: 'Typo', due_on: '2026-01-01' } })).body;
+    expect(await call(client, 'updateTodo', { id: todo.id, title: 'Fixed', due_on: null })).toMatchObject({ title: 'Fixed', due_on: null });
+    expect(((await client.callTool({ name: 'deleteTodo', arguments: { id: todo.id } })) as CallToolResult).isError).toBeFalsy();
+    const again = (await client.callTool({ name: 'deleteTodo', arguments: { id: todo.id } })) as CallToolResult;
+    expect(text(again)).toMatch(/^todo_not_found: /);
+  });
+});
+
 describe('the /mcp endpoint', () => {
   it('answers 401 in the envelope without a valid token', async () => {
     const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };

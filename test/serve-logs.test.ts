@@ -15,16 +15,21 @@ async function database(): Promise<TestDatabase> {
   return db;
 }
 
-const BOOTSTRAP = [/^tack: created organization "default" with an owner\. Owner token \(shown once, keep it safe\):$/, /^tack_live_\S+$/];
+/** What the first start prints for the operator as plain text, in order: the owner's token and a sign-in link. */
+const BOOTSTRAP = [
+  /^tack: created organization "default" with an owner\. Owner token \(shown once, keep it safe\):$/,
+  /^tack_live_\S+$/,
+  /^tack: sign in to the web app as the owner: open http:\/\/127\.0\.0\.1:\d+\/signin\?code=\S+ /,
+];
 
 describe('tack serve logs', () => {
-  it('writes JSON lines when stdout is not a terminal: the bootstrap token is the only plain text, and one line says where it listens', { timeout: 120_000 }, async () => {
+  it('writes JSON lines when stdout is not a terminal: the token and sign-in link of the first start are the only plain text, and one line says where it listens', { timeout: 120_000 }, async () => {
     const db = await database();
     const s = await spawnTack({ DATABASE_URL: db.url });
     expect((await s.kill('SIGTERM')).code).toBe(0);
     const lines = s.stdout.filter((l) => l.trim() !== '');
     const plain = lines.filter((l) => !l.startsWith('{'));
-    expect(plain, s.output()).toHaveLength(2);
+    expect(plain, s.output()).toHaveLength(BOOTSTRAP.length);
     plain.forEach((line, i) => expect(line).toMatch(BOOTSTRAP[i]!));
     const records = lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { level: number; msg: string });
     expect(records.length).toBeGreaterThan(0);

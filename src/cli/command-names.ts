@@ -22,22 +22,34 @@ const NAMED: Record<string, readonly string[]> = {
   listBoards: ['boards', 'list'],
   createBoard: ['boards', 'create'],
   updateBoard: ['boards', 'update'],
+  getBoard: ['boards', 'get'],
+  deleteBoard: ['boards', 'delete'],
   listCards: ['cards', 'list'],
   getCard: ['cards', 'get'],
   createCard: ['cards', 'create'],
   moveCard: ['cards', 'move'],
   deleteCard: ['cards', 'delete'],
+  listCardMoves: ['cards', 'moves'],
   listCriteria: ['criteria', 'list'],
   addCriterion: ['criteria', 'add'],
   updateCriterion: ['criteria', 'update'],
+  deleteCriterion: ['criteria', 'delete'],
   listTodos: ['todos', 'list'],
   createTodo: ['todos', 'add'],
   completeTodo: ['todos', 'done'],
   reopenTodo: ['todos', 'reopen'],
+  updateTodo: ['todos', 'update'],
+  deleteTodo: ['todos', 'delete'],
   getMilestoneStatus: ['milestones', 'status'],
   listMilestones: ['milestones', 'list'],
   createMilestone: ['milestones', 'create'],
+  getMilestone: ['milestones', 'get'],
+  updateMilestone: ['milestones', 'update'],
+  deleteMilestone: ['milestones', 'delete'],
   runJob: ['jobs', 'run'],
+  createSigninLink: ['members', 'signin-link'],
+  listSessions: ['sessions', 'list'],
+  deleteSession: ['sessions', 'end'],
 };
 
 /**
@@ -61,6 +73,7 @@ export const GROUP_DESCRIPTIONS: Record<string, string> = {
   todos: 'your todos',
   milestones: 'sprints and deadlines',
   jobs: 'background jobs',
+  sessions: 'your web app sessions',
 };
 
 /**
@@ -77,6 +90,7 @@ export const GROUP_ALIASES: Record<string, string[]> = {
   todos: ['todo'],
   milestones: ['milestone'],
   jobs: ['job'],
+  sessions: ['session'],
 };
 
 /**

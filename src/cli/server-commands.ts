@@ -62,6 +62,8 @@ export function serveCommand(): Command {
       } catch (err) {
         startupFailure(err);
       }
+      const { logUnhandledRejections } = await import('./unhandled-rejections.js');
+      logUnhandledRejections(server.app.log);
       if (stopping) {
         const signal = stopping;
         stopping = undefined;
@@ -83,6 +85,8 @@ export function workerCommand(): Command {
         if (err instanceof WorkerConfigError) fail(err.message);
         startupFailure(err);
       }
+      const { logUnhandledRejections } = await import('./unhandled-rejections.js');
+      logUnhandledRejections(worker.log);
       process.stdout.write('tack: worker running (todo-reminders, milestone-summaries)\n');
       const shutdown = () => {
         // Let the run in progress finish; a second signal, or 60 s, ends it at once.

@@ -10,7 +10,7 @@ import { criterionTitle, insertCriteria } from './criteria.js';
 import { notFound } from './errors.js';
 import { id, isoDate, label, pageQuery } from './fields.js';
 import { hasIdPrefix, newId } from './ids.js';
-import { findMilestoneId } from './milestones.js';
+import { findMilestoneId, milestoneKey } from './milestones.js';
 import { before, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { toIso } from './time.js';
 
@@ -51,6 +51,7 @@ export const listCardsInput = z.object({
     .union([z.literal('me'), id('mem')])
     .optional()
     .describe('`me` or a member id'),
+  milestone: milestoneKey.optional(),
 });
 
 export const cardKeyInput = z.object({ id: cardKey });
@@ -103,17 +104,19 @@ export async function getCard(ctx: Ctx, input: z.infer<typeof cardKeyInput>): Pr
   return loadCard(ctx, card.id);
 }
 
-/** Cards newest first, filtered by board (id or slug), status and assignee (`me` or a member id). */
+/** Cards newest first, filtered by board (id or slug), status, assignee (`me` or a member id) and milestone (ref). */
 export async function listCards(ctx: Ctx, input: z.infer<typeof listCardsInput>): Promise<Page<Card>> {
   const boardId = input.board === undefined ? null : (await findBoard(ctx.db, ctx.principal.orgId, input.board)).id;
+  const milestoneId = input.milestone === undefined ? null : await findMilestoneId(ctx.db, ctx.principal.orgId, input.milestone);
   const assignee = input.assignee === 'me' ? ctx.principal.memberId : (input.assignee ?? null);
   const status = input.status ?? null;
-  const scope = ['cards', ctx.principal.orgId, boardId, status, assignee];
+  const scope = ['cards', ctx.principal.orgId, boardId, status, assignee, milestoneId];
   const at = readCursor(input.cursor, scope);
   const limit = pageLimit(input);
   let q = cardsWithDetails(ctx.db, ctx.principal.orgId);
   if (boardId !== null) q = q.where('c.board_id', '=', boardId);
   if (status !== null) q = q.where('c.workflow_status', '=', status);
+  if (milestoneId !== null) q = q.where('c.milestone_id', '=', milestoneId);
   if (assignee !== null) {
     q = q.where(({ exists, selectFrom }) =>
       exists(selectFrom('card_assignees as f').select('f.card_id').whereRef('f.card_id', '=', 'c.id').where('f.member_id', '=', assignee)),

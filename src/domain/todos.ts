@@ -55,7 +55,7 @@ export const todoIdInput = z.object({ id: id('todo') });
 
 type TodoRow = Pick<Selectable<TodosTable>, 'id' | 'title' | 'priority' | 'due_on' | 'org_id' | 'card_id' | 'criterion_id' | 'done' | 'done_at' | 'created_at'>;
 
-const todoColumns = ['id', 'title', 'priority', 'due_on', 'org_id', 'card_id', 'criterion_id', 'done', 'done_at', 'created_at'] as const;
+export const todoColumns = ['id', 'title', 'priority', 'due_on', 'org_id', 'card_id', 'criterion_id', 'done', 'done_at', 'created_at'] as const;
 
 export function presentTodo(row: TodoRow): Todo {
   const todo: Todo = {

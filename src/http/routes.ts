@@ -55,8 +55,9 @@ export function registerOperationRoutes(app: FastifyInstance, ops: readonly Oper
       },
       handler: async (request, reply) => {
         const principal = principalOf(request);
+        const params = Object.entries(request.params as Record<string, unknown>).map(([name, value]) => [op.pathInput[name] ?? name, value]);
         const input = {
-          ...(request.params as Record<string, unknown>),
+          ...Object.fromEntries(params),
           ...(request.query as Record<string, unknown>),
           ...(request.body as Record<string, unknown> | undefined),
         };

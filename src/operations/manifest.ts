@@ -22,9 +22,11 @@ export type FieldLocation = 'path' | 'query' | 'body';
 export type FieldKind = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'json';
 
 export interface FieldEntry {
-  /** The API name (snake_case), as in the JSON body or query string. */
+  /** The API name (snake_case), as in the JSON body or query string, and in the merged input. */
   name: string;
   in: FieldLocation;
+  /** A path parameter's name in the path template, where it differs from `name`. */
+  param?: string;
   kind: FieldKind;
   /** For arrays: the kind of one item. */
   items?: Exclude<FieldKind, 'array'>;
@@ -83,9 +85,12 @@ export function describeOperation(op: Operation): OperationEntry {
     const names = Object.keys(shape?.shape ?? {});
     // Path parameters in the order the path names them: they become positional arguments.
     if (location === 'path') names.sort((a, b) => op.path.indexOf(`{${a}}`) - op.path.indexOf(`{${b}}`));
-    for (const name of names) {
+    for (const key of names) {
+      const name = location === 'path' ? (op.pathInput[key] ?? key) : key;
       const schema = properties[name] ?? {};
-      fields.push(describeField(name, location, schema, location === 'path' || required.has(name)));
+      const field = describeField(name, location, schema, location === 'path' || required.has(name));
+      if (name !== key) field.param = key;
+      fields.push(field);
     }
   };
   place(op.params, 'path');
