@@ -6,7 +6,8 @@ import { commandPath } from '../src/cli/command-names.js';
 import { requestFor } from '../src/cli/operation-request.js';
 import { parseOperationInput } from '../src/operations/operation-input.js';
 import { toolFor } from '../src/mcp/tools.js';
-import { describeOperation } from '../src/operations/manifest.js';
+import { describeOperation, describeOperations } from '../src/operations/manifest.js';
+import { operations } from '../src/operations/index.js';
 import { defineOperation } from '../src/operations/operation.js';
 import { queryBoolean } from '../src/domain/fields.js';
 import { WORKFLOW_STATUSES } from '../src/domain/vocabulary.js';
@@ -139,6 +140,16 @@ describe('generation from the table', () => {
     expect(help).toContain('--owner <value>');
     expect(help).toContain('--done [true|false]');
     expect(help).toContain('--size <s|m>');
+  });
+
+  it('never tells a person to type null: every command of the table says --no-<field> instead', () => {
+    const manifest = describeOperations(operations);
+    for (const entry of manifest.operations) {
+      const help = helpOf(manifest, [...commandPath(entry.name, entry.group), '--help']);
+      expect(help, entry.name).toContain(`Calls ${entry.method} /v1`);
+      const mentions = help.split('\n').filter((line) => /\bnull\b/.test(line) && !/\(set it to null\)/.test(line));
+      expect(mentions, entry.name).toEqual([]);
+    }
   });
 
   it('gives a new operation a CLI command with arguments and options', () => {
