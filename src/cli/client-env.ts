@@ -110,8 +110,8 @@ export function mcpTarget(env: NodeJS.ProcessEnv = process.env): ClientTarget {
   const token = env.TACK_TOKEN?.trim();
   if (!token) {
     throw new CliError(
-      'tack mcp needs TACK_TOKEN: set it to the token the agent acts with (an agent token: `tack tokens create --name <agent> --scopes read,write --agent`). ' +
-        'It never uses the login stored by `tack login`.',
+      'TACK_TOKEN is not set: `tack mcp` acts with TACK_TOKEN only, never with the login stored by `tack login`. ' +
+        'Set it to the token the agent acts with (make one with `tack tokens create --name <agent> --scopes read,write --agent`).',
       EXIT.usage,
     );
   }
