@@ -43,11 +43,11 @@ async function main(): Promise<void> {
         HOST: '127.0.0.1',
         TACK_BOOTSTRAP_TOKEN: token,
         RATE_LIMIT_PER_MINUTE: '1000000',
-        LOG_LEVEL: 'warn',
+        LOG_LEVEL: 'info',
         REDIS_URL: process.env.BENCH_REDIS_URL ?? '',
         ...scenarioEnv,
       },
-      /listening on (\S+)/,
+      /"msg":"listening on (https?:\/\/[^\s"]+)"/,
       (m) => m[1]!,
     );
     const ctx = { url: tack.url, token, pool, databaseUrl: databaseUrl(dbName) };

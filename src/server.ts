@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
 import type { Redis } from 'ioredis';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { ConfigError, type Config } from './config.js';
 import { authNotifications } from './db/auth-notifications.js';
 import { connect, type DbHandle } from './db/connect.js';
@@ -11,6 +11,7 @@ import { pruneIdempotencyKeys } from './domain/idempotency.js';
 import { pruneSignins } from './domain/sessions.js';
 import { issueSigninLink } from './domain/signin-links.js';
 import { buildApp, type App } from './http/app.js';
+import { createLogger } from './log.js';
 import { connectRedis } from './redis.js';
 import { jobRunner, type JobDeps } from '../jobs/index.js';
 import { startJobs, type JobsHandle, type StartJobsOptions } from './queue/index.js';
@@ -45,7 +46,7 @@ export interface ServerOptions {
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
-  const log = options.log ?? pino({ level: config.logLevel });
+  const log = options.log ?? (await createLogger(config.logLevel));
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   // Before the database: a bad file must stop start-up before it migrates or prints a token.
   const https = config.tls ? readTls(config.tls) : undefined;
@@ -77,7 +78,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     if (db.pool) {
       notifications = authNotifications(db.pool, () => built.authCache.clear(), log);
     }
-    await built.app.listen({ port: config.port, host: config.host });
+    // Fastify's own line is the one that says where the server listens (per address for 0.0.0.0).
+    await built.app.listen({ port: config.port, host: config.host, listenTextResolver: (address) => `listening on ${address}` });
     const prune = setInterval(() => {
       pruneIdempotencyKeys(db.db).catch((err: Error) => log.warn({ err: err.message }, 'idempotency cleanup failed'));
       pruneSignins(db.db, built.runtime.clock()).catch((err: Error) => log.warn({ err: err.message }, 'session cleanup failed'));

@@ -1,4 +1,5 @@
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
+import { createLogger } from './log.js';
 import type { Config } from './config.js';
 import { connect, type DbHandle } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -31,7 +32,7 @@ export interface WorkerOptions extends Omit<StartJobsOptions, 'redisUrl'> {
 export async function startWorker(config: Config, options: WorkerOptions = {}): Promise<RunningWorker> {
   if (!config.redisUrl) throw new WorkerConfigError('tack worker needs REDIS_URL (without Redis, `tack serve` runs the jobs itself)');
   if (!config.slack.botToken) throw new WorkerConfigError('tack worker needs SLACK_BOT_TOKEN: reminders and summaries are Slack messages');
-  const log = options.log ?? pino({ level: config.logLevel });
+  const log = options.log ?? (await createLogger(config.logLevel));
   const db = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 4 });
   try {
     const applied = await migrateToLatest(db.db);

@@ -40,7 +40,7 @@ const NAMED: Record<string, readonly string[]> = {
   reopenTodo: ['todos', 'reopen'],
   updateTodo: ['todos', 'update'],
   deleteTodo: ['todos', 'delete'],
-  getMilestoneStatus: ['milestone', 'status'],
+  getMilestoneStatus: ['milestones', 'status'],
   listMilestones: ['milestones', 'list'],
   createMilestone: ['milestones', 'create'],
   getMilestone: ['milestones', 'get'],
@@ -71,10 +71,26 @@ export const GROUP_DESCRIPTIONS: Record<string, string> = {
   cards: 'board cards',
   criteria: 'acceptance criteria of a card',
   todos: 'your todos',
-  milestone: 'one milestone: its status',
   milestones: 'sprints and deadlines',
   jobs: 'background jobs',
   sessions: 'your web app sessions',
+};
+
+/**
+ * Other names of a group: the singular, as the Slack commands spell it (`/milestone status`
+ * is `tack milestone status`, the name it had before it joined `milestones`).
+ */
+export const GROUP_ALIASES: Record<string, string[]> = {
+  members: ['member'],
+  tokens: ['token'],
+  snippets: ['snippet'],
+  boards: ['board'],
+  cards: ['card'],
+  criteria: ['criterion'],
+  todos: ['todo'],
+  milestones: ['milestone'],
+  jobs: ['job'],
+  sessions: ['session'],
 };
 
 /**

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import type { Updateable } from 'kysely';
-import type { CardsTable, WorkflowStatus } from '../db/schema.js';
+import type { CardsTable } from '../db/schema.js';
 import { assigneeIds, requireMembers, setAssignees } from './card-assignees.js';
 import { findCard } from './card-refs.js';
-import { cardKey, cardKeyInput, cardTitle, loadCard, WORKFLOW_STATUSES, type Card } from './cards.js';
+import { cardKey, cardKeyInput, cardTitle, loadCard, type Card } from './cards.js';
+import { WORKFLOW_STATUSES, type WorkflowStatus } from './vocabulary.js';
 import type { Ctx, Principal } from './context.js';
 import { forbidden, requireSomeField, type AppError } from './errors.js';
 import { scopeRefusal, writerRefusal } from './permissions.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { sql } from 'kysely';
-import type { WorkflowStatus } from '../db/schema.js';
+import { WORKFLOW_STATUSES, type WorkflowStatus } from './vocabulary.js';
 import { boardKey, findBoard } from './boards.js';
 import { assigneeIds, requireMembers, setAssignees } from './card-assignees.js';
 import { cardsWithDetails } from './card-query.js';
@@ -13,8 +13,6 @@ import { hasIdPrefix, newId } from './ids.js';
 import { findMilestoneId, milestoneKey } from './milestones.js';
 import { before, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { toIso } from './time.js';
-
-export const WORKFLOW_STATUSES = ['backlog', 'in_progress', 'in_review', 'done'] as const;
 
 export const cardSchema = z.object({
   id: z.string(),

@@ -10,8 +10,7 @@ import { before, pageLimit, readCursor, toPage, type Page } from './pagination.j
 import { requireConfigWrite, requireScope } from './permissions.js';
 import { assertMayActOn, assertMayGrant, isAbove } from './role-ladder.js';
 import { toIso } from './time.js';
-
-export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
+import { ROLES } from './vocabulary.js';
 
 export const memberSchema = z.object({
   id: z.string(),

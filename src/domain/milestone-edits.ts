@@ -5,7 +5,8 @@ import type { Ctx } from './context.js';
 import { uniqueViolation } from './db-errors.js';
 import { AppError, requireSomeField } from './errors.js';
 import { isoDate, label } from './fields.js';
-import { findMilestone, getMilestoneStatus, MILESTONE_KINDS, milestoneKey, milestoneRef, type Milestone } from './milestones.js';
+import { findMilestone, getMilestoneStatus, milestoneKey, milestoneRef, type Milestone } from './milestones.js';
+import { MILESTONE_KINDS } from './vocabulary.js';
 
 export const updateMilestoneInput = z.object({
   milestone: milestoneKey.describe('The milestone to change: its ref (or id)'),

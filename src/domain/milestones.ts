@@ -9,8 +9,7 @@ import { hasIdPrefix, newId } from './ids.js';
 import { milestonesWithStatus } from './milestone-status.js';
 import { before, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { toIso } from './time.js';
-
-export const MILESTONE_KINDS = ['sprint', 'deadline'] as const;
+import { MILESTONE_KINDS } from './vocabulary.js';
 
 export const milestoneSchema = z.object({
   id: z.string(),

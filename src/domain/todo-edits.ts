@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { Ctx } from './context.js';
 import { notFound, requireSomeField } from './errors.js';
 import { isoDate, label } from './fields.js';
-import { PRIORITIES, presentTodo, todoColumns, todoIdInput, type Todo } from './todos.js';
+import { presentTodo, todoColumns, todoIdInput, type Todo } from './todos.js';
+import { PRIORITIES } from './vocabulary.js';
 
 export const updateTodoInput = todoIdInput.extend({
   title: label(300).optional().describe('A todo mirroring a criterion renames the criterion too'),

@@ -11,8 +11,8 @@ import { newId } from './ids.js';
 import { before, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { toIso } from './time.js';
 import { DUE_FILTERS, dueRange } from './todo-due.js';
+import { PRIORITIES } from './vocabulary.js';
 
-export const PRIORITIES = ['urgent', 'high', 'medium', 'low'] as const;
 export const TODO_SCOPES = ['org', 'personal'] as const;
 
 export const todoSchema = z.object({

@@ -59,7 +59,7 @@ export const milestoneOperations = [
   }),
   defineOperation({
     name: 'updateMilestone',
-    summary: 'Change a milestone: a new ref, name, kind or end date (null clears it)',
+    summary: 'Change a milestone: a new ref, name, kind or end date, or clear the end date',
     group: 'milestones',
     method: 'PATCH',
     path: '/milestones/{ref}',

@@ -42,6 +42,8 @@ export interface OperationSpec<P extends Obj, Q extends Obj, B extends Obj, O ex
   /** True when repeating the call with the same input changes nothing more (PUT-like). */
   idempotent?: boolean;
   destructive?: boolean;
+  /** A response field holding a secret shown in this response only; clients tell people to copy it. */
+  shownOnce?: string;
   /** The write changes who a token is (tokens, members): drop cached principals on commit. */
   changesAuth?: boolean;
   /**
@@ -73,6 +75,7 @@ export interface Operation {
   readOnly: boolean;
   idempotent: boolean;
   destructive: boolean;
+  shownOnce: string | undefined;
   changesAuth: boolean;
   ownTransactions: boolean;
   run(ctx: Ctx, input: Record<string, unknown>): Promise<unknown>;
@@ -106,6 +109,7 @@ export function defineOperation<
     readOnly: spec.method === 'GET',
     idempotent: spec.idempotent ?? (spec.method === 'GET' || spec.method === 'DELETE'),
     destructive: spec.destructive ?? spec.method === 'DELETE',
+    shownOnce: spec.shownOnce,
     changesAuth: spec.changesAuth ?? false,
     ownTransactions: spec.ownTransactions ?? false,
     // The spec's run is typed by its own schemas; every face validates input with those same

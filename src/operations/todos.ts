@@ -53,7 +53,7 @@ export const todoOperations = [
   }),
   defineOperation({
     name: 'updateTodo',
-    summary: "Change a todo's title, priority or due date (null clears it); a mirrored criterion is renamed with it",
+    summary: "Change a todo's title, priority or due date, or clear the date; a mirrored criterion is renamed with it",
     group: 'todos',
     method: 'PATCH',
     path: '/todos/{id}',

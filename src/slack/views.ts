@@ -1,5 +1,6 @@
 import type { types } from '@slack/bolt';
 import type { SlackReply } from './command-context.js';
+import type { Priority, WorkflowStatus } from '../domain/vocabulary.js';
 
 /**
  * Block Kit for every Slack answer. Shapes follow the /v1 resources (api-v1.md part 2);
@@ -130,7 +131,7 @@ export function messageView(text: string): SlackReply {
   return ephemeral(text);
 }
 
-const STATUS_LABELS: Record<string, string> = {
+const STATUS_LABELS: Record<WorkflowStatus, string> = {
   backlog: 'Backlog',
   in_progress: 'In progress',
   in_review: 'In review',
@@ -138,10 +139,10 @@ const STATUS_LABELS: Record<string, string> = {
 };
 
 export function statusLabel(status: string): string {
-  return STATUS_LABELS[status] ?? status;
+  return STATUS_LABELS[status as WorkflowStatus] ?? status;
 }
 
-const PRIORITY_MARKS: Record<string, string> = { urgent: ':red_circle:', high: ':large_orange_circle:', medium: ':white_circle:', low: ':large_blue_circle:' };
+const PRIORITY_MARKS: Record<Priority, string> = { urgent: ':red_circle:', high: ':large_orange_circle:', medium: ':white_circle:', low: ':large_blue_circle:' };
 
 function ratio(done: number | undefined, total: number | undefined): string {
   return `${done ?? 0} / ${total ?? 0}`;
@@ -166,7 +167,7 @@ export function milestoneStatusView(m: MilestoneView): SlackReply {
 
 function todoLine(t: TodoView): string {
   const due = t.due_on ? ` · due ${t.due_on}` : '';
-  return `${PRIORITY_MARKS[t.priority] ?? ''} *${escapeText(t.title)}*\n${t.priority}${due} · \`${t.id}\``.trim();
+  return `${PRIORITY_MARKS[t.priority as Priority] ?? ''} *${escapeText(t.title)}*\n${t.priority}${due} · \`${t.id}\``.trim();
 }
 
 /**
