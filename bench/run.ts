@@ -9,9 +9,9 @@ import pg from 'pg';
 import { generateToken } from '../src/domain/token-format.js';
 import { measure, table, type LoadOptions, type Measurement } from './measure.js';
 import { startProcess, type Child } from './processes.js';
+import { admin, databaseUrl } from './scratch-database.js';
 import { scenarios } from './scenarios/index.js';
 
-const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const load: LoadOptions = {
   connections: Number(process.env.BENCH_CONNECTIONS ?? 50),
   duration: Number(process.env.BENCH_DURATION ?? 10),
@@ -19,22 +19,6 @@ const load: LoadOptions = {
 };
 const root = fileURLToPath(new URL('..', import.meta.url));
 const wanted = process.argv.slice(2);
-
-function databaseUrl(name: string): string {
-  const u = new URL(DATABASE_URL);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
-async function admin(sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: DATABASE_URL });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
 
 async function main(): Promise<void> {
   const selected = wanted.length ? scenarios.filter((s) => wanted.includes(s.name)) : scenarios;
@@ -59,11 +43,11 @@ async function main(): Promise<void> {
         HOST: '127.0.0.1',
         TACK_BOOTSTRAP_TOKEN: token,
         RATE_LIMIT_PER_MINUTE: '1000000',
-        LOG_LEVEL: 'warn',
+        LOG_LEVEL: 'info',
         REDIS_URL: process.env.BENCH_REDIS_URL ?? '',
         ...scenarioEnv,
       },
-      /listening on (\S+)/,
+      /"msg":"listening on (https?:\/\/[^\s"]+)"/,
       (m) => m[1]!,
     );
     const ctx = { url: tack.url, token, pool, databaseUrl: databaseUrl(dbName) };

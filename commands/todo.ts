@@ -1,4 +1,5 @@
 import { dueDate } from '../src/domain/todo-due.js';
+import { PRIORITIES, type Priority } from '../src/domain/vocabulary.js';
 import { UsageError, type CommandHandler } from '../src/slack/command-context.js';
 import { openTodosThisWeek } from '../src/slack/todo-list.js';
 import { todoCreatedView, todoDoneView, todoListView, type TodoView } from '../src/slack/views.js';
@@ -10,7 +11,6 @@ export const TODO_USAGE = [
   '`/todo done <id>`: complete a todo',
 ].join('\n');
 
-export type Priority = 'urgent' | 'high' | 'medium' | 'low';
 /** `YYYY-MM-DD`, `today` or `tomorrow`: createTodo reads the words in the member's time zone, as on every face. */
 export type Due = string;
 
@@ -19,7 +19,7 @@ export type TodoCommand =
   | { kind: 'add'; title: string; due?: Due; priority?: Priority }
   | { kind: 'done'; id: string };
 
-const PRIORITY = /^!(urgent|high|medium|low)$/i;
+const PRIORITY = new RegExp(`^!(${PRIORITIES.join('|')})$`, 'i');
 const DUE = /^due:(.*)$/i;
 
 function parseDue(value: string): Due {

@@ -84,7 +84,7 @@ describe('unknown fields (contract §7)', () => {
     const result = (await mcp.callTool({ name: 'listTodos', arguments: { status: 'open' } })) as CallToolResult;
     expect(result.isError).toBe(true);
     expect((result._meta?.['tack/error'] as { errors: FieldError[] }).errors).toEqual([
-      { field: 'status', code: 'unknown_field', message: expect.stringContaining('status is not a query parameter') },
+      { field: 'status', code: 'unknown_field', message: 'status is not an argument of listTodos; it takes cursor, limit, due, done, scope.' },
     ]);
     const done = (await mcp.callTool({ name: 'completeTodo', arguments: { id: 'todo_x', really: true } })) as CallToolResult;
     expect((done._meta?.['tack/error'] as { errors: FieldError[] }).errors).toContainEqual(expect.objectContaining({ field: 'really', code: 'unknown_field' }));

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { isConnectionLost, isStalePlan, isTransientConflict } from '../domain/db-errors.js';
 import { AppError, type FieldError } from '../domain/errors.js';
 
 export interface Envelope {
@@ -89,9 +90,14 @@ export function mapError(err: unknown, id: string, log: FastifyBaseLogger): Mapp
       ]),
     };
   }
-  if (isUnavailable(err)) {
+  if (isConnectionLost(err)) {
     log.error({ err }, 'dependency unavailable');
     return { status: 503, envelope: envelopeFor(503, id), retryAfter: '1' };
+  }
+  // Still conflicting after the retries of `execute`: nothing was applied; the client may retry.
+  if (isTransientConflict(err) || isStalePlan(err)) {
+    log.warn({ err: { code: (err as { code?: unknown }).code, message: (err as Error).message } }, 'database conflict persisted after retries');
+    return { status: 503, envelope: envelopeFor(503, id, 'database_busy', 'The database was busy with conflicting changes; nothing was applied. Retry shortly.'), retryAfter: '1' };
   }
   log.error({ err }, 'unhandled error');
   return { status: 500, envelope: envelopeFor(500, id) };

@@ -20,6 +20,7 @@ const TAGS: Record<Group, { description: string; noun: string }> = {
   todos: { description: "The caller's own todos, personal or in the organization, with due dates read in the caller's time zone.", noun: 'todo' },
   milestones: { description: 'Sprints and deadlines, with the counts of their cards and criteria.', noun: 'milestone' },
   jobs: { description: 'Background jobs (due-todo reminders, milestone summaries), run on demand.', noun: 'job run' },
+  sessions: { description: "The caller's web app sessions (signed in with a one-time link); ending one signs that browser out.", noun: 'session' },
 };
 
 /**

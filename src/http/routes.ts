@@ -5,8 +5,7 @@ import { execute, type Runtime } from '../operations/execute.js';
 import { validationFailed } from '../domain/errors.js';
 import { validateInput } from '../operations/input-validation.js';
 import type { Operation } from '../operations/operation.js';
-
-const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+import { IDEMPOTENCY_KEY_MESSAGE, IDEMPOTENCY_KEY_PATTERN } from '../domain/idempotency-key.js';
 
 export function fastifyPath(path: string): string {
   return path.replace(/\{(\w+)\}/g, ':$1');
@@ -16,9 +15,9 @@ function idempotencyKey(request: FastifyRequest): string | undefined {
   const raw = request.headers['idempotency-key'];
   if (raw === undefined) return undefined;
   const key = Array.isArray(raw) ? raw[0] : raw;
-  if (key === undefined || !KEY_PATTERN.test(key)) {
+  if (key === undefined || !IDEMPOTENCY_KEY_PATTERN.test(key)) {
     throw validationFailed([
-      { field: 'Idempotency-Key', code: 'invalid', message: 'Idempotency-Key must be 1 to 255 visible ASCII characters, such as a UUID.' },
+      { field: 'Idempotency-Key', code: 'invalid', message: `Idempotency-Key ${IDEMPOTENCY_KEY_MESSAGE}.` },
     ]);
   }
   return key;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { validationFailed, type FieldError } from '../domain/errors.js';
+import { closestField } from './field-names.js';
 import { fieldSentence, issueMessage } from './issue-messages.js';
 import type { Operation } from './operation.js';
 
@@ -28,9 +29,12 @@ const NOTHING = z.strictObject({});
  * - a PATCH must change something: an empty body is refused, on every resource alike;
  * - one error per field, each a sentence (issue-messages.ts).
  */
-export function validateInput(op: Operation, parts: RequestParts): Record<string, unknown> {
+export function validateInput(op: Operation, parts: RequestParts, pathNames: 'url' | 'input' = 'url'): Record<string, unknown> {
   const errors: FieldError[] = [];
   const input: Record<string, unknown> = {};
+  // Path parameters arrive under the URL's names and reach the domain under their input names
+  // (`pathInput`); a problem with one is named as the caller named it.
+  const rename = (part: Part, name: string) => (part === 'path' ? (op.pathInput[name] ?? name) : name);
   const checks: [Part, z.ZodObject | undefined, unknown][] = [
     ['path', op.params, parts.path ?? {}],
     ['query', op.query, parts.query ?? {}],
@@ -40,8 +44,11 @@ export function validateInput(op: Operation, parts: RequestParts): Record<string
   for (const [part, schema, raw] of checks) {
     const value = part === 'body' ? raw : readText(op.textTypes, raw);
     const result = checkPart(part, schema ?? NOTHING, value, op.anyTextFields);
-    if (result.errors.length > 0) errors.push(...result.errors);
-    else Object.assign(input, result.data);
+    if (result.errors.length > 0) {
+      errors.push(...result.errors.map((e) => (part === 'path' && pathNames === 'input' ? renameField(e, rename(part, e.field)) : e)));
+    } else {
+      for (const [key, v] of Object.entries(result.data)) input[rename(part, key)] = v;
+    }
   }
   if (errors.length === 0 && op.method === 'PATCH' && op.body && isEmptyPatch(parts.body)) {
     const names = Object.keys(op.body.shape);
@@ -51,6 +58,10 @@ export function validateInput(op: Operation, parts: RequestParts): Record<string
   return input;
 }
 
+
+function renameField(e: FieldError, field: string): FieldError {
+  return field === e.field ? e : { ...e, field, message: e.message.startsWith(`${e.field} `) ? `${field}${e.message.slice(e.field.length)}` : e.message };
+}
 
 function isEmptyPatch(body: unknown): boolean {
   return body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
@@ -128,34 +139,12 @@ function unknownField(part: Part, schema: z.ZodObject, path: readonly PropertyKe
   if (path.length === 1 && known.length === 0) {
     message = part === 'body' ? `${field} is not accepted: this request takes no body.` : `${field} is not accepted: this request takes no ${where}s.`;
   } else {
-    const guess = closest(String(path[path.length - 1]), known);
+    const guess = closestField(String(path[path.length - 1]), known);
     message = guess
       ? `${field} is not a ${where} of this request; did you mean ${guess}?`
       : `${field} is not a ${where} of this request; remove it${known.length > 0 ? ` (the ${where}s are ${known.join(', ')})` : ''}.`;
   }
   return { field, code: 'unknown_field', message };
-}
-
-/** The known name a mistyped or guessed one most likely meant: `status` → `workflow_status`. */
-function closest(name: string, known: string[]): string | undefined {
-  const lower = name.toLowerCase().replace(/-/g, '_');
-  let best: { name: string; score: number } | undefined;
-  for (const candidate of known) {
-    const score =
-      candidate === lower ? 0 : candidate.split('_').includes(lower) || lower.split('_').includes(candidate) ? 1 : editDistance(lower, candidate);
-    if (score <= Math.min(2, Math.floor(candidate.length / 2)) && (!best || score < best.score)) best = { name: candidate, score };
-  }
-  return best?.name;
-}
-
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = row;
-  }
-  return prev[b.length]!;
 }
 
 /** Paths of the string values (at any depth) that hold a NUL character. */

@@ -4,24 +4,27 @@ import type { Operation } from './operation.js';
 /**
  * Validates the arguments of a face that calls `execute` in-process (an MCP tool call, a
  * Slack command) as `/v1` validates the same request: each argument goes where an HTTP
- * client would send it (path parameters and query values as text, the rest as the JSON
- * body), then `validateInput` checks every part with the operation's own schemas, so a
- * failure is the same 422 `validation_failed` with the same field errors. An argument the
- * operation does not define goes where `/v1` would refuse it: the body when the operation
- * takes one, else the query.
+ * client would send it (path parameters under their URL names and query values as text,
+ * the rest as the JSON body), then `validateInput` checks every part with the operation's
+ * own schemas, so a failure is the same 422 `validation_failed` with the same field errors
+ * (a path parameter's named as the caller named it). An argument the operation does not
+ * define goes where `/v1` would refuse it: the body when the operation takes one or is a
+ * write, else the query.
  */
 export function parseOperationInput(op: Operation, args: Record<string, unknown>): Record<string, unknown> {
+  const urlName = new Map(Object.entries(op.pathInput).map(([url, name]) => [name, url]));
   const path: Record<string, unknown> = {};
   const query: Record<string, unknown> = {};
   const body: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(args)) {
     if (value === undefined) continue;
-    if (op.params && key in op.params.shape) path[key] = value === null ? value : String(value);
+    const param = urlName.get(key);
+    if (param !== undefined) path[param] = value === null ? value : String(value);
     else if (op.query && key in op.query.shape) setQuery(query, key, value);
     else if (op.body || op.method !== 'GET') body[key] = value;
     else setQuery(query, key, value);
   }
-  return validateInput(op, { path, query, body });
+  return validateInput(op, { path, query, body }, 'input');
 }
 
 /** A query string carries text only, and one value where one was given. */
