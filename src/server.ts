@@ -12,6 +12,7 @@ import { buildApp, type App } from './http/app.js';
 import { connectRedis } from './redis.js';
 import { jobRunner, type JobDeps } from '../jobs/index.js';
 import { startJobs, type JobsHandle, type StartJobsOptions } from './queue/index.js';
+import { checkBotToken } from './slack/token-check.js';
 import { slackWebClient } from './slack/web-client.js';
 
 export interface RunningServer extends App {
@@ -59,6 +60,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     redis = config.redisUrl ? connectRedis(config.redisUrl, log) : undefined;
     let onAuthChanged: (() => void) | undefined;
     const jobDeps: JobDeps = { db: db.db, slack: slackWebClient(config, log), clock: options.clock ?? (() => new Date()), config, log };
+    if (jobDeps.slack) void checkBotToken(jobDeps.slack, log);
     const built = await buildApp({
       config,
       db: db.db,

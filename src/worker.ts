@@ -3,10 +3,12 @@ import type { Config } from './config.js';
 import { connect, type DbHandle } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
 import { startJobs, type JobsHandle, type StartJobsOptions } from './queue/index.js';
+import { checkBotToken } from './slack/token-check.js';
 import { slackWebClient } from './slack/web-client.js';
 
 export interface RunningWorker {
   db: DbHandle;
+  log: Logger;
   jobs: JobsHandle;
   /** Lets the run in progress finish, then closes Redis and the database. */
   close(): Promise<void>;
@@ -35,11 +37,13 @@ export async function startWorker(config: Config, options: WorkerOptions = {}): 
     const applied = await migrateToLatest(db.db);
     if (applied.length > 0) log.info({ applied }, 'database migrated');
     const deps = { db: db.db, slack: slackWebClient(config, log), clock: options.clock ?? (() => new Date()), config, log };
+    if (deps.slack) void checkBotToken(deps.slack, log);
     const { prefix, everyMs, work, schedule } = options;
     const jobs = await startJobs(deps, { redisUrl: config.redisUrl, prefix, everyMs, work, schedule });
     let closing: Promise<void> | undefined;
     return {
       db,
+      log,
       jobs,
       close() {
         closing ??= (async () => {

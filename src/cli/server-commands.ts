@@ -41,6 +41,8 @@ export function serveCommand(): Command {
       } catch (err) {
         startupFailure(err);
       }
+      const { logUnhandledRejections } = await import('./unhandled-rejections.js');
+      logUnhandledRejections(server.app.log);
       server.app.log.info({ url: server.url }, 'tack is listening');
       process.stdout.write(`tack: listening on ${server.url}\n`);
       const shutdown = (signal: string) => {
@@ -70,6 +72,8 @@ export function workerCommand(): Command {
         if (err instanceof WorkerConfigError) fail(err.message);
         startupFailure(err);
       }
+      const { logUnhandledRejections } = await import('./unhandled-rejections.js');
+      logUnhandledRejections(worker.log);
       process.stdout.write('tack: worker running (todo-reminders, milestone-summaries)\n');
       const shutdown = () => {
         // Let the run in progress finish; a second signal, or 60 s, ends it at once.

@@ -204,6 +204,9 @@ export interface SlackSubscriptionsTable {
   tz: string;
   created_by: string;
   last_sent_period: string | null;
+  /** Set when Slack refused the channel (see migration 0006); the summaries job skips it. */
+  paused_at: string | null;
+  paused_reason: string | null;
   created_at: Generated<string>;
   updated_at: Generated<string>;
 }

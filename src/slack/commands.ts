@@ -24,7 +24,7 @@ export const COMMAND_HANDLERS: Readonly<Record<string, CommandHandler>> = {
  * Everything after the ack: find (or link) the member, run the handler as them, and map any
  * error to an ephemeral reply. Never throws.
  */
-export async function runCommand(deps: SlackDeps, command: SlashCommand, client: WebClient): Promise<SlackReply> {
+export async function runCommand(deps: SlackDeps, command: SlashCommand, client: WebClient, poster: WebClient): Promise<SlackReply> {
   const log = deps.log.child({ slack_command: command.command, slack_user: command.user_id });
   try {
     const handler = COMMAND_HANDLERS[command.command];
@@ -40,11 +40,15 @@ export async function runCommand(deps: SlackDeps, command: SlashCommand, client:
       channelId: command.channel_id,
       now: rt.clock(),
       reminderHour: deps.config.reminderHour,
+      log,
       call: (operation, input) => callOperation(rt, operation, principal, input),
       async timeZone() {
         if (member.tz) return member.tz;
         const tz = (await profile())?.tz;
         return zoneOrUtc(tz);
+      },
+      async postAsBot(message) {
+        await poster.chat.postMessage({ channel: command.channel_id, text: message.text, ...(message.blocks ? { blocks: message.blocks } : {}) });
       },
     };
     return await handler(command.text ?? '', ctx);
@@ -53,12 +57,15 @@ export async function runCommand(deps: SlackDeps, command: SlashCommand, client:
   }
 }
 
-/** Acks at once (empty: Slack shows nothing yet), then answers through `response_url`. */
-export function registerCommands(app: App, deps: SlackDeps): void {
+/**
+ * Acks at once (empty: Slack shows nothing yet), then answers through `response_url`.
+ * `poster` is the client new messages are posted with (no retries; see `webClientOptions`).
+ */
+export function registerCommands(app: App, deps: SlackDeps, poster: WebClient): void {
   const names = Object.keys(COMMAND_HANDLERS).map((n) => n.slice(1));
   app.command(new RegExp(`^/(${names.join('|')})$`), async ({ command, ack, respond, client }) => {
     await ack();
-    const reply = await runCommand(deps, command, client);
+    const reply = await runCommand(deps, command, client, poster);
     await respond(reply);
   });
 }
