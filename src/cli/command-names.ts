@@ -47,6 +47,9 @@ const NAMED: Record<string, readonly string[]> = {
   updateMilestone: ['milestones', 'update'],
   deleteMilestone: ['milestones', 'delete'],
   runJob: ['jobs', 'run'],
+  createSigninLink: ['members', 'signin-link'],
+  listSessions: ['sessions', 'list'],
+  deleteSession: ['sessions', 'end'],
 };
 
 /**
@@ -71,6 +74,7 @@ export const GROUP_DESCRIPTIONS: Record<string, string> = {
   milestone: 'one milestone: its status',
   milestones: 'sprints and deadlines',
   jobs: 'background jobs',
+  sessions: 'your web app sessions',
 };
 
 /**

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { VERSION } from '../version.js';
 import { addClientCommands } from './client-commands.js';
 import { exitWith } from './exit.js';
-import { loginCommand, logoutCommand } from './login-commands.js';
+import { loginCommand, logoutCommand, signinLinkCommand } from './login-commands.js';
 import { loadManifest } from './manifest-file.js';
 import { serveCommand, migrateCommand, workerCommand } from './server-commands.js';
 
@@ -27,6 +27,7 @@ addClientCommands(program, await loadManifest());
 program.commandsGroup('Client:');
 program.addCommand(loginCommand().copyInheritedSettings(program));
 program.addCommand(logoutCommand().copyInheritedSettings(program));
+program.addCommand(signinLinkCommand().copyInheritedSettings(program));
 program
   .command('mcp')
   .description('serve every operation as an MCP tool over stdio (for agents), calling /v1 with TACK_TOKEN')

@@ -185,6 +185,29 @@ export interface Database {
   slack_deliveries: SlackDeliveriesTable;
   slack_subscriptions: SlackSubscriptionsTable;
   slack_posts: SlackPostsTable;
+  signin_links: SigninLinksTable;
+  sessions: SessionsTable;
+}
+
+export interface SigninLinksTable {
+  id: string;
+  org_id: string;
+  member_id: string;
+  created_by: string;
+  code_hash: string;
+  expires_at: string;
+  used_at: NullableTimestamp;
+  created_at: Generated<string>;
+}
+
+export interface SessionsTable {
+  id: string;
+  org_id: string;
+  member_id: string;
+  secret_hash: string;
+  user_agent: string | null;
+  created_at: Timestamp;
+  last_used_at: Timestamp;
 }
 
 export interface SlackDeliveriesTable {

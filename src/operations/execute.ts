@@ -12,6 +12,8 @@ export interface Runtime {
   clock: () => Date;
   /** Base of snippets' public links, handed to the domain in every Ctx. */
   publicBaseUrl?: string;
+  /** Where the web app is opened (sign-in links), handed to the domain in every Ctx. */
+  appUrl?: string;
   /** Called after a write commits (for example, to drop cached principals). */
   afterCommit?: (op: Operation) => void;
   /** Runs a background job now (`runJob`); absent where the server runs no jobs. */
@@ -38,14 +40,14 @@ export async function execute(
   idempotencyKey?: string,
 ): Promise<Outcome> {
   requireScope(principal, op.scope);
-  const ctx = (db: Kysely<Database>): Ctx => ({ db, clock: rt.clock, principal, publicBaseUrl: rt.publicBaseUrl, jobs: rt.jobs });
+  const ctx = (db: Kysely<Database>): Ctx => ({ db, clock: rt.clock, principal, publicBaseUrl: rt.publicBaseUrl, appUrl: rt.appUrl, jobs: rt.jobs });
   if (op.readOnly) {
     const result = await op.run(ctx(rt.db), input);
     return { status: op.status, body: serialize(result), replayed: false };
   }
   requireWriter(principal);
   const slot: IdempotencySlot | undefined = idempotencyKey
-    ? { owner: principal.tokenId ?? `member:${principal.memberId}`, operation: op.name, key: idempotencyKey, hash: requestHash(input), secret: principal.replaySecret }
+    ? { owner: idempotencyOwner(principal), operation: op.name, key: idempotencyKey, hash: requestHash(input), secret: principal.replaySecret }
     : undefined;
   if (op.ownTransactions) return executeOutsideTransaction(rt, op, ctx(rt.db), input, slot);
   const outcome = await rt.db.transaction().execute(async (trx) => {
@@ -60,6 +62,12 @@ export async function execute(
   });
   if (!outcome.replayed) rt.afterCommit?.(op);
   return outcome;
+}
+
+/** Idempotency keys are scoped per token, per web session, else per member (Slack). */
+function idempotencyOwner(principal: Principal): string {
+  if (principal.tokenId !== null) return principal.tokenId;
+  return principal.sessionId !== undefined ? principal.sessionId : `member:${principal.memberId}`;
 }
 
 // Keys of `ownTransactions` requests still running in this process.

@@ -6,6 +6,7 @@ import { slack } from './0004-slack.js';
 import { jobs } from './0005-jobs.js';
 import { slackPauses } from './0006-slack-pauses.js';
 import { editing } from './0007-editing.js';
+import { webSessions } from './0008-web-sessions.js';
 
 /** Every migration, in order. Later issues append theirs. */
-export const migrations: SqlMigration[] = [platform, snippets, work, slack, jobs, slackPauses, editing];
+export const migrations: SqlMigration[] = [platform, snippets, work, slack, jobs, slackPauses, editing, webSessions];
