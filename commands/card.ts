@@ -1,14 +1,12 @@
 import { UsageError, type CommandHandler } from '../src/slack/command-context.js';
-import { cardMovedView, cardView, type CardView } from '../src/slack/views.js';
+import { cardMovedView, cardView, type WorkflowStatus } from '../src/slack/views/cards.js';
 
 export const CARD_USAGE = [
   '*Usage*',
-  '`/card <ref>`: show a card, for example `/card ENG-42`',
+  '`/card <ref>`: show a card with a select that moves it, for example `/card ENG-42`',
   '`/card <ref> move <status>`: move it to backlog, in_progress, in_review or done',
 ].join('\n');
 
-export const WORKFLOW_STATUSES = ['backlog', 'in_progress', 'in_review', 'done'] as const;
-export type WorkflowStatus = (typeof WORKFLOW_STATUSES)[number];
 
 export type CardCommand = { kind: 'show'; ref: string } | { kind: 'move'; ref: string; status: WorkflowStatus };
 
@@ -52,6 +50,6 @@ export function parseCardCommand(text: string): CardCommand {
 
 export const cardCommand: CommandHandler = async (text, ctx) => {
   const cmd = parseCardCommand(text);
-  if (cmd.kind === 'show') return cardView(await ctx.call<CardView>('getCard', { id: cmd.ref }));
-  return cardMovedView(await ctx.call<CardView>('moveCard', { id: cmd.ref, workflow_status: cmd.status }));
+  if (cmd.kind === 'show') return cardView(await ctx.call('getCard', { id: cmd.ref }));
+  return cardMovedView(await ctx.call('moveCard', { id: cmd.ref, workflow_status: cmd.status }));
 };

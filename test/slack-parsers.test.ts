@@ -7,7 +7,10 @@ import { UsageError } from '../src/slack/command-context.js';
 import { deliveryIdentity } from '../src/slack/dedupe.js';
 import { parseSlackBody } from '../src/slack/payload.js';
 import { checkSlackSignature } from '../src/slack/signature.js';
-import { clip, fitBody, milestoneStatusView, snippetView, todoListView } from '../src/slack/views.js';
+import { clip } from '../src/slack/views/blocks.js';
+import { milestoneStatusView } from '../src/slack/views/milestones.js';
+import { fitBody, snippetView } from '../src/slack/views/snippets.js';
+import { todoListView } from '../src/slack/views/todos.js';
 import { sign } from './helpers/slack-request.js';
 
 function usage(fn: () => unknown): UsageError {
