@@ -47,7 +47,7 @@ export const subscribedMilestonesOp = defineOperation({
   method: 'GET',
   path: '/milestones/subscribed',
   scope: 'read',
-  query: z.object({ limit: z.number().int().min(1).max(100) }),
+  query: z.object({ limit: z.coerce.number().int().min(1).max(100) }),
   output: z.object({ refs: z.array(z.string()) }),
   run: async (ctx, input) => ({ refs: await subscribedMilestoneRefs(ctx, input.limit) }),
 });
