@@ -1,6 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import { sql } from 'kysely';
-import { claimPosts, markNotSent, markSent, type Claim } from '../src/db/slack-posts.js';
+import { claimPosts, markGivenUp, markNotSent, markSent, type Claim } from '../src/db/slack-posts.js';
 import type { JobResult } from '../src/domain/jobs.js';
 import { todoDigestView, type DigestTodo } from '../src/slack/views/todos.js';
 import type { JobDeps } from './deps.js';
@@ -97,18 +97,19 @@ export async function sendDigest(sweep: SlackSweep, digest: MemberDigest, result
       record: (channelId, ts) => markSent(deps.db, [digestClaim, ...todoClaims].map((claim) => ({ claim, channelId, ts })), deps.clock()),
     });
     tally(result, outcome);
+    if (outcome === 'sent') return;
+    const row = await digestRow(deps, digest);
     if (outcome === 'recovered') {
       // The message found may be an earlier attempt's, without todos claimed since: list them all.
-      const row = await digestRow(deps, digest);
       if (row?.channel_id && row.message_ts) await updateDigest(sweep, digest, row.channel_id, row.message_ts).catch(() => {});
-    } else if (outcome !== 'sent') {
-      await handBack(deps, todoClaims, digestClaim.leaseUntil);
+    } else {
+      await handBack(deps, todoClaims, row);
     }
     return;
   }
   const row = await digestRow(deps, digest);
   if (row?.state !== 'sent' || !row.channel_id || !row.message_ts) {
-    await handBack(deps, todoClaims, row?.lease_until ? new Date(row.lease_until) : undefined);
+    await handBack(deps, todoClaims, row);
     return;
   }
   try {
@@ -125,7 +126,7 @@ export async function sendDigest(sweep: SlackSweep, digest: MemberDigest, result
 function digestRow(deps: JobDeps, digest: MemberDigest) {
   return deps.db
     .selectFrom('slack_posts')
-    .select(['state', 'channel_id', 'message_ts', 'lease_until'])
+    .select(['state', 'channel_id', 'message_ts', 'lease_until', 'last_error'])
     .where('kind', '=', 'todo_digest')
     .where('subject_id', '=', digest.memberId)
     .where('period', '=', digest.today)
@@ -139,10 +140,18 @@ async function updateDigest(sweep: SlackSweep, digest: MemberDigest, channel: st
   await (sweep.slack as WebClient).chat.update({ channel, ts, text: view.text, blocks: view.blocks });
 }
 
-/** Todos claimed for a digest that did not go out: due again with it, their attempt given back. */
-async function handBack(deps: JobDeps, claims: Claim[], retryAt: Date | undefined): Promise<void> {
+/**
+ * Todos claimed for a digest that did not go out: due again when the digest is (its lease,
+ * which its backoff or Slack's Retry-After set), their attempt given back; given up with it
+ * once the digest is.
+ */
+async function handBack(deps: JobDeps, claims: Claim[], digestRow: { state: string; lease_until: string | null; last_error: string | null } | undefined): Promise<void> {
   const now = deps.clock();
-  for (const claim of claims) {
-    await markNotSent(deps.db, claim, { mayBePosted: false, error: "the day's reminder did not go out", now, retryAt: retryAt ?? now, notAttempted: true });
+  const error = `the day's reminder did not go out${digestRow?.last_error ? `: ${digestRow.last_error}` : ''}`;
+  if (digestRow?.state === 'failed') {
+    await markGivenUp(deps.db, claims, error, now);
+    return;
   }
+  const retryAt = digestRow?.lease_until ? new Date(digestRow.lease_until) : now;
+  for (const claim of claims) await markNotSent(deps.db, claim, { mayBePosted: false, error, now, retryAt, notAttempted: true });
 }

@@ -160,6 +160,20 @@ export async function markNotSent(
   return givenUp ? 'failed' : 'later';
 }
 
+/** Gives claims up at once (`failed`, with `error`): what they belonged to was given up. */
+export async function markGivenUp(db: Kysely<Database>, claims: readonly Claim[], error: string, now: Date): Promise<void> {
+  for (const claim of claims) {
+    const key = where(claim);
+    await db
+      .updateTable('slack_posts')
+      .set({ state: 'failed', lease_until: null, last_error: error.slice(0, 500), updated_at: now.toISOString() })
+      .where('kind', '=', key.kind)
+      .where('subject_id', '=', key.subject_id)
+      .where('period', '=', key.period)
+      .execute();
+  }
+}
+
 /** Records older than this are history only (a reminder's date and a summary's week are long past). */
 export const SLACK_POSTS_TTL_DAYS = 30;
 

@@ -17,10 +17,9 @@ import {
   REMINDER_BLOCK,
   SNOOZE_ACTIONS,
   TODO_DONE_ACTION,
-  todoBlocks,
   todoDoneView,
   todoListView,
-  todoSnoozedBlocks,
+  todoSnoozedView,
   type SnoozeUntil,
   type TodoView,
 } from './views/todos.js';
@@ -56,31 +55,38 @@ function withTodoReplaced(blocks: types.KnownBlock[], todoId: string, next: type
  * them (a reminder, or any message the bot posted), else (an ephemeral `/todo` list, whose
  * blocks Slack does not send back) the caller's list again, which no longer holds it.
  */
-async function replacement(body: BlockAction, todo: TodoView, state: { text: string; blocks: types.KnownBlock[] }, relist: () => Promise<OpenTodos>): Promise<SlackReply> {
+async function replacement(body: BlockAction, changed: Changed, relist: () => Promise<OpenTodos>): Promise<SlackReply> {
+  const { todo, view, note } = changed;
   const blocks = messageBlocks(body);
   if (blocks?.some((b) => isTodoBlock(blockId(b), todo.id))) {
-    return { replace_original: true, text: state.text, blocks: withTodoReplaced(blocks, todo.id, state.blocks) };
+    return { replace_original: true, text: view.text, blocks: withTodoReplaced(blocks, todo.id, view.blocks ?? []) };
   }
   let open: OpenTodos;
   try {
     open = await relist();
   } catch {
     // The todo changed either way; without a list, show just its new state.
-    return { replace_original: true, text: state.text, blocks: state.blocks };
+    return { replace_original: true, text: view.text, ...(view.blocks ? { blocks: view.blocks } : {}) };
   }
   const list = todoListView(
     open.todos.filter((t) => t.id !== todo.id),
-    { note: state.text, truncated: open.truncated },
+    { note, truncated: open.truncated },
   );
   return { ...list, replace_original: true };
 }
 
-type TodoChange = (caller: SlackCaller, todoId: string) => Promise<{ todo: TodoView; text: string; blocks: types.KnownBlock[] }>;
+/** A todo after a click: its new state as a view (escaped), and a line above a list (raw text, escaped there). */
+interface Changed {
+  todo: TodoView;
+  view: SlackReply;
+  note: string;
+}
+
+type TodoChange = (caller: SlackCaller, todoId: string) => Promise<Changed>;
 
 const complete: TodoChange = async (caller, todoId) => {
   const todo = await caller.call('completeTodo', { id: todoId });
-  const view = todoDoneView(todo);
-  return { todo, text: `:white_check_mark: Done: ${todo.title}`, blocks: view.blocks ?? todoBlocks({ ...todo, done: true }) };
+  return { todo, view: todoDoneView(todo), note: `:white_check_mark: Done: ${todo.title}` };
 };
 
 /**
@@ -91,7 +97,7 @@ function snooze(until: SnoozeUntil, now: Date): TodoChange {
   return async (caller, todoId) => {
     const dueOn = localToday(now, caller.member.tz, until === 'tomorrow' ? 1 : 7);
     const todo = await caller.call('updateTodo', { id: todoId, due_on: dueOn });
-    return { todo, text: `:zzz: Snoozed until ${todo.due_on}: ${todo.title}`, blocks: todoSnoozedBlocks(todo) };
+    return { todo, view: todoSnoozedView(todo), note: `:zzz: Snoozed until ${todo.due_on}: ${todo.title}` };
   };
 }
 
@@ -104,7 +110,7 @@ export async function runTodoAction(deps: SlackDeps, body: BlockAction, todoId: 
     await publishHome(deps, client, body.user.id, log, caller);
     // Clicked in the Home tab: publishing it again was the answer.
     if (body.container.type === 'view') return undefined;
-    return await replacement(body, changed.todo, changed, () => openTodosThisWeek(caller.call));
+    return await replacement(body, changed, () => openTodosThisWeek(caller.call));
   } catch (err) {
     return aside(errorReply(err, log));
   }

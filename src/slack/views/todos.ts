@@ -52,6 +52,11 @@ export function todoSnoozedBlocks(t: TodoView): types.KnownBlock[] {
   return [section(`:zzz: *${escapeText(t.title)}* snoozed until ${t.due_on ?? 'later'}`, `${todoBlockId(t.id)}:snoozed:${t.due_on ?? ''}`)];
 }
 
+/** A todo just snoozed: what a Snooze click leaves in place of the todo. */
+export function todoSnoozedView(t: TodoView): SlackReply {
+  return message(`Snoozed until ${t.due_on ?? 'later'}: ${t.title}`, todoSnoozedBlocks(t));
+}
+
 export interface TodoListOptions {
   heading?: string;
   /** A line above the list (what a click just did). */
