@@ -152,6 +152,9 @@ async function handBack(deps: JobDeps, claims: Claim[], digestRow: { state: stri
     await markGivenUp(deps.db, claims, error, now);
     return;
   }
-  const retryAt = digestRow?.lease_until ? new Date(digestRow.lease_until) : now;
+  // Another worker posting the digest right now holds a lease of minutes but is done in a
+  // moment: look again within a minute, to join its message then.
+  const soon = now.getTime() + 60_000;
+  const retryAt = new Date(digestRow?.lease_until ? Math.min(new Date(digestRow.lease_until).getTime(), digestRow.state === 'sending' ? soon : Infinity) : now.getTime());
   for (const claim of claims) await markNotSent(deps.db, claim, { mayBePosted: false, error, now, retryAt, notAttempted: true });
 }
