@@ -68,12 +68,23 @@ export function todosListedIn(blocks: unknown): string[] {
   });
 }
 
-/** How many reminders each todo got: how many posted reminder messages listed it. */
+/**
+ * How many reminders each todo got: how many posted reminder messages listed it, or, for a
+ * todo that joined a day's message after it went out (chat.update), how many messages took it.
+ */
 export function remindersPerTodo(calls: RecordedCall[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const c of remindersIn(calls)) {
     for (const id of todosListedIn(c.body.blocks)) counts.set(id, (counts.get(id) ?? 0) + 1);
   }
+  const joined = new Map<string, Set<string>>();
+  for (const c of calls.filter((x) => x.method === 'chat.update')) {
+    for (const id of todosListedIn(c.body.blocks)) {
+      if (counts.has(id)) continue;
+      joined.set(id, (joined.get(id) ?? new Set()).add(`${c.body.channel} ${c.body.ts}`));
+    }
+  }
+  for (const [id, messages] of joined) counts.set(id, messages.size);
   return counts;
 }
 
