@@ -43,6 +43,15 @@ describe('a session on /v1', () => {
     expect(todo.headers.get('ratelimit-limit')).toBe('1000');
   });
 
+  it("applies a change of the member's role on the session's next request", async () => {
+    const memberId = await newMember('Rae', 'member');
+    const rae = await signIn(t, memberId);
+    expect((await rae.request('POST', '/v1/todos', { body: { title: 'while a member' } })).status).toBe(201);
+    expect((await t.api('PATCH', `/v1/members/${memberId}`, { body: { role: 'viewer' } })).status).toBe(200);
+    expect((await rae.request('GET', '/v1/me')).body.scopes).toEqual(['read']);
+    expectEnvelope(await rae.request('POST', '/v1/todos', { body: { title: 'as a viewer' } }), 403, 'insufficient_scope');
+  });
+
   it('ignores the cookie when an Authorization header is sent', async () => {
     const memberId = await newMember('Hal', 'member');
     const hal = await signIn(t, memberId);
