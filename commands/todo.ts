@@ -3,12 +3,13 @@ import { PRIORITIES, type Priority } from '../src/domain/vocabulary.js';
 import { localToday } from '../src/domain/todo-due.js';
 import { UsageError, type CommandHandler } from '../src/slack/command-context.js';
 import { openTodosThisWeek } from '../src/slack/todo-list.js';
-import { todoCreatedView, todoDoneView, todoListView, type TodoView } from '../src/slack/views.js';
+import { todoModalView } from '../src/slack/views/todo-modal.js';
+import { todoCreatedView, todoDoneView, todoListView } from '../src/slack/views/todos.js';
 
 export const TODO_USAGE = [
   '*Usage*',
   '`/todo`: your open todos due this week',
-  '`/todo add <title> [due:<YYYY-MM-DD|today|tomorrow>] [!urgent|!high|!low]`: add a todo',
+  '`/todo add <title> [due:<YYYY-MM-DD|today|tomorrow>] [!urgent|!high|!low]`: add a todo (`/todo add` alone opens a form)',
   '`/todo done <id>`: complete a todo',
 ].join('\n');
 
@@ -17,6 +18,8 @@ export type Due = { kind: 'date'; date: string } | { kind: 'today' } | { kind: '
 export type TodoCommand =
   | { kind: 'list' }
   | { kind: 'add'; title: string; due?: Due; priority?: Priority }
+  /** `/todo add` with nothing after it: the todo modal. */
+  | { kind: 'form' }
   | { kind: 'done'; id: string };
 
 const PRIORITY = new RegExp(`^!(${PRIORITIES.join('|')})$`, 'i');
@@ -44,6 +47,7 @@ export function parseTodoCommand(text: string): TodoCommand {
     return { kind: 'done', id: rest[0]! };
   }
   if (action === 'add') {
+    if (rest.length === 0) return { kind: 'form' };
     const title: string[] = [];
     let due: Due | undefined;
     let priority: Priority | undefined;
@@ -87,11 +91,14 @@ export const todoCommand: CommandHandler = async (text, ctx) => {
       const input: Record<string, unknown> = { title: cmd.title };
       if (cmd.priority) input.priority = cmd.priority;
       if (cmd.due) input.due_on = resolveDue(cmd.due, ctx.now, ctx.member.tz);
-      const todo = await ctx.call<TodoView>('createTodo', input);
+      const todo = await ctx.call('createTodo', input);
       return todoCreatedView(todo);
     }
+    case 'form':
+      await ctx.openModal(todoModalView({ response_url: ctx.responseUrl }));
+      return null;
     case 'done': {
-      const todo = await ctx.call<TodoView>('completeTodo', { id: cmd.id });
+      const todo = await ctx.call('completeTodo', { id: cmd.id });
       return todoDoneView(todo);
     }
   }

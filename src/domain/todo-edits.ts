@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Ctx } from './context.js';
 import { notFound, requireSomeField } from './errors.js';
-import { isoDate, label } from './fields.js';
+import { isoDate, label, webUrl } from './fields.js';
 import { presentTodo, todoColumns, todoIdInput, type Todo } from './todos.js';
 import { PRIORITIES } from './vocabulary.js';
 
@@ -9,10 +9,11 @@ export const updateTodoInput = todoIdInput.extend({
   title: label(300).optional().describe('A todo mirroring a criterion renames the criterion too'),
   priority: z.enum(PRIORITIES).optional(),
   due_on: isoDate.nullable().optional().describe('A new date gets its own reminder'),
+  source_url: webUrl.nullable().optional().describe('Where the todo came from; null clears it'),
 });
 
 /**
- * Corrects a todo of the caller's own: title, priority, due date (null clears it). A todo
+ * Corrects a todo of the caller's own: title, priority, due date, source link (null clears them). A todo
  * that mirrors a criterion carries the criterion's title, so a new title renames the
  * criterion in the same transaction (todo locked first, then criterion, as everywhere).
  * A new due date needs nothing else: reminders are kept per todo and due date, so the
@@ -20,7 +21,7 @@ export const updateTodoInput = todoIdInput.extend({
  */
 export async function updateTodo(ctx: Ctx, input: z.infer<typeof updateTodoInput>): Promise<Todo> {
   const { id: todoId, ...fields } = input;
-  requireSomeField(fields, ['title', 'priority', 'due_on']);
+  requireSomeField(fields, ['title', 'priority', 'due_on', 'source_url']);
   const row = await ctx.db
     .selectFrom('todos')
     .select(['id', 'criterion_id'])

@@ -6,7 +6,7 @@ import type { Ctx } from './context.js';
 import { insertCriteria } from './criteria.js';
 import { uniqueViolation } from './db-errors.js';
 import { AppError, notFound } from './errors.js';
-import { id, isoDate, label, pageQuery, queryBoolean } from './fields.js';
+import { id, isoDate, label, pageQuery, queryBoolean, webUrl } from './fields.js';
 import { newId } from './ids.js';
 import { before, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { toIso } from './time.js';
@@ -25,6 +25,7 @@ export const todoSchema = z.object({
   criterion_id: z.string().optional().describe('The mirrored criterion, with card_id'),
   done: z.boolean(),
   done_at: z.string().nullable(),
+  source_url: z.string().optional().describe('The Slack message (permalink) or page the todo was made from'),
   created_at: z.string(),
 });
 export type Todo = z.infer<typeof todoSchema>;
@@ -42,6 +43,7 @@ export const createTodoInput = z.object({
     .optional()
     .describe('Mirror a criterion of this card (id or ref): a new one titled like the todo, or criterion_id'),
   criterion_id: id('crit').optional().describe('An existing criterion to mirror'),
+  source_url: webUrl.optional().describe('Where the todo came from: a Slack message permalink or any http(s) link'),
 });
 
 export const listTodosInput = z.object({
@@ -53,9 +55,12 @@ export const listTodosInput = z.object({
 
 export const todoIdInput = z.object({ id: id('todo') });
 
-type TodoRow = Pick<Selectable<TodosTable>, 'id' | 'title' | 'priority' | 'due_on' | 'org_id' | 'card_id' | 'criterion_id' | 'done' | 'done_at' | 'created_at'>;
+type TodoRow = Pick<
+  Selectable<TodosTable>,
+  'id' | 'title' | 'priority' | 'due_on' | 'org_id' | 'card_id' | 'criterion_id' | 'done' | 'done_at' | 'source_url' | 'created_at'
+>;
 
-export const todoColumns = ['id', 'title', 'priority', 'due_on', 'org_id', 'card_id', 'criterion_id', 'done', 'done_at', 'created_at'] as const;
+export const todoColumns = ['id', 'title', 'priority', 'due_on', 'org_id', 'card_id', 'criterion_id', 'done', 'done_at', 'source_url', 'created_at'] as const;
 
 export function presentTodo(row: TodoRow): Todo {
   const todo: Todo = {
@@ -70,6 +75,7 @@ export function presentTodo(row: TodoRow): Todo {
   if (row.org_id !== null) todo.org_id = row.org_id;
   if (row.card_id !== null) todo.card_id = row.card_id;
   if (row.criterion_id !== null) todo.criterion_id = row.criterion_id;
+  if (row.source_url !== null) todo.source_url = row.source_url;
   return todo;
 }
 
@@ -116,6 +122,7 @@ export async function createTodo(ctx: Ctx, input: z.infer<typeof createTodoInput
         criterion_id: link?.criterionId ?? null,
         done: link?.done ?? false,
         done_at: link?.done ? now : null,
+        source_url: input.source_url ?? null,
       })
       .returning(todoColumns)
       .executeTakeFirstOrThrow();

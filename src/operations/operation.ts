@@ -81,13 +81,27 @@ export interface Operation {
   run(ctx: Ctx, input: Record<string, unknown>): Promise<unknown>;
 }
 
+/**
+ * An operation that keeps its name and output schema in its type, so code that calls it
+ * in-process (the Slack face, the jobs) reads its answer as `z.output` of that schema: a
+ * field renamed in the schema fails the build where a view reads it.
+ */
+export interface TypedOperation<N extends string = string, O extends z.ZodType | undefined = z.ZodType | undefined> extends Operation {
+  name: N;
+  output: O;
+}
+
+/** What an operation answers with, as its output schema describes it (undefined for 204). */
+export type OutputOf<Op extends Operation> = Op extends TypedOperation<string, infer O> ? (O extends z.ZodType ? z.output<O> : undefined) : unknown;
+
 export function defineOperation<
   P extends Obj = Empty,
   Q extends Obj = Empty,
   B extends Obj = Empty,
   O extends z.ZodType | undefined = undefined,
   const R extends Renames = {},
->(spec: OperationSpec<P, Q, B, O, R>): Operation {
+  const N extends string = string,
+>(spec: OperationSpec<P, Q, B, O, R> & { name: N }): TypedOperation<N, O> {
   const renamed: Record<string, string | undefined> = spec.pathInput ?? {};
   const pathInput = Object.fromEntries(Object.keys(spec.params?.shape ?? {}).map((name) => [name, renamed[name] ?? name]));
   const params = Object.fromEntries(Object.entries(spec.params?.shape ?? {}).map(([name, schema]) => [pathInput[name]!, schema]));
@@ -104,7 +118,7 @@ export function defineOperation<
     body: spec.body,
     pathInput,
     input: z.object(shape),
-    output: spec.output,
+    output: spec.output as O,
     status: spec.status ?? (spec.output ? 200 : 204),
     readOnly: spec.method === 'GET',
     idempotent: spec.idempotent ?? (spec.method === 'GET' || spec.method === 'DELETE'),
