@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql, type KyselyConfig } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
 import { PGlitePool } from './pglite-pool.js';
@@ -24,13 +24,15 @@ export interface ConnectOptions {
   databaseUrl?: string | undefined;
   dataDir: string;
   poolSize?: number;
+  /** Kysely's query log (tests record the SQL that operations run). */
+  log?: KyselyConfig['log'];
 }
 
 export async function connect(options: ConnectOptions): Promise<DbHandle> {
-  return options.databaseUrl ? connectPostgres(options.databaseUrl, options.poolSize ?? 10) : connectPglite(options.dataDir);
+  return options.databaseUrl ? connectPostgres(options.databaseUrl, options.poolSize ?? 10, options.log) : connectPglite(options.dataDir);
 }
 
-function connectPostgres(url: string, max: number): DbHandle {
+function connectPostgres(url: string, max: number, log: KyselyConfig['log']): DbHandle {
   const pool = new pg.Pool({
     connectionString: url,
     max,
@@ -46,7 +48,7 @@ function connectPostgres(url: string, max: number): DbHandle {
   });
   // An idle client's error (a database restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PreparedStatementPool(pool) }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PreparedStatementPool(pool) }), ...(log ? { log } : {}) });
   return {
     db,
     kind: 'postgres',

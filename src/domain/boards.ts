@@ -7,7 +7,7 @@ import { slugify } from './slug.js';
 import { AppError, notFound, validationFailed } from './errors.js';
 import { label, pageQuery } from './fields.js';
 import { hasIdPrefix, newId } from './ids.js';
-import { before, pageLimit, readCursor, toPage, type Page } from './pagination.js';
+import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { requireConfigWrite } from './permissions.js';
 import { toIso } from './time.js';
 
@@ -91,7 +91,7 @@ export async function listBoards(ctx: Ctx, input: z.infer<typeof listBoardsInput
   const limit = pageLimit(input);
   let q = ctx.db.selectFrom('boards').select(boardColumns).where('org_id', '=', ctx.principal.orgId);
   if (at) q = q.where(before('created_at', 'id', at, 'timestamptz'));
-  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(fetchLimit(limit)).execute();
   return toPage(rows, limit, (r) => ({ key: r.created_at, id: r.id }), presentBoard, scope);
 }
 

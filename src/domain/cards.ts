@@ -11,7 +11,7 @@ import { notFound } from './errors.js';
 import { id, isoDate, label, pageQuery } from './fields.js';
 import { hasIdPrefix, newId } from './ids.js';
 import { findMilestoneId } from './milestones.js';
-import { before, pageLimit, readCursor, toPage, type Page } from './pagination.js';
+import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { toIso } from './time.js';
 
 export const WORKFLOW_STATUSES = ['backlog', 'in_progress', 'in_review', 'done'] as const;
@@ -122,7 +122,7 @@ export async function listCards(ctx: Ctx, input: z.infer<typeof listCardsInput>)
     );
   }
   if (at) q = q.where(before('c.created_at', 'c.id', at, 'timestamptz'));
-  const rows = await q.orderBy('c.created_at', 'desc').orderBy('c.id', 'desc').limit(limit + 1).execute();
+  const rows = await q.orderBy('c.created_at', 'desc').orderBy('c.id', 'desc').limit(fetchLimit(limit)).execute();
   return toPage(rows, limit, (r) => ({ key: r.created_at, id: r.id }), presentCard, scope);
 }
 

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { z } from 'zod';
 import type { Ctx } from '../context.js';
-import { before, pageLimit, readCursor, toPage, type Page } from '../pagination.js';
+import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from '../pagination.js';
 import type { listSnippetsInput, Snippet } from './fields.js';
 import { presentSnippet, snippetColumns, visibleTo } from './rows.js';
 
@@ -38,6 +38,6 @@ export async function listSnippets(ctx: Ctx, input: z.infer<typeof listSnippetsI
   if (input.tag !== undefined) query = query.where(sql<boolean>`snippets.tags @> array[${input.tag}]::text[]`);
   if (q !== undefined) query = query.where(sql<boolean>`snippets.search @@ snippet_search_query(${q})`);
   if (at) query = query.where(before('snippets.updated_at', 'snippets.id', at, 'timestamptz'));
-  const rows = await query.orderBy('snippets.updated_at', 'desc').orderBy('snippets.id', 'desc').limit(limit + 1).execute();
+  const rows = await query.orderBy('snippets.updated_at', 'desc').orderBy('snippets.id', 'desc').limit(fetchLimit(limit)).execute();
   return toPage(rows, limit, (r) => ({ key: r.updated_at, id: r.id }), (r) => presentSnippet(ctx, r), scope);
 }
