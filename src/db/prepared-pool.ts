@@ -4,6 +4,21 @@ import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kyse
 
 // Statements longer than this (bulk inserts with many rows) are not worth a cached plan.
 const MAX_PREPARED_TEXT = 4_000;
+// Names of the statement texts seen, so a text is hashed once, not on every query. Texts come
+// from a bounded set of query shapes; the bound only guards against an unforeseen one.
+const MAX_NAMES = 2_000;
+const names = new Map<string, string>();
+
+/** `k` + the SHA-1 of the text (the same shape has the same name on every connection), memoized. */
+function statementName(text: string): string {
+  let name = names.get(text);
+  if (name === undefined) {
+    if (names.size >= MAX_NAMES) names.clear();
+    name = `k${createHash('sha1').update(text).digest('base64url')}`;
+    names.set(text, name);
+  }
+  return name;
+}
 
 /**
  * The pg Pool as kysely's PostgresDialect drives it, with every parameterised statement
@@ -23,8 +38,7 @@ export class PreparedStatementPool implements PostgresPool {
         if (params.length === 0 || text.length > MAX_PREPARED_TEXT) {
           return client.query(text, params) as unknown as Promise<PostgresQueryResult<R>>;
         }
-        const name = `k${createHash('sha1').update(text).digest('base64url')}`;
-        return client.query({ name, text, values: params }) as unknown as Promise<PostgresQueryResult<R>>;
+        return client.query({ name: statementName(text), text, values: params }) as unknown as Promise<PostgresQueryResult<R>>;
       },
       release() {
         client.release();

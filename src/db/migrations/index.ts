@@ -4,6 +4,7 @@ import { snippets } from './0002-snippets.js';
 import { work } from './0003-work.js';
 import { slack } from './0004-slack.js';
 import { jobs } from './0005-jobs.js';
+import { snippetSlugPrefix } from './0010-snippet-slug-prefix.js';
 
 /** Every migration, in order. Later issues append theirs. */
-export const migrations: SqlMigration[] = [platform, snippets, work, slack, jobs];
+export const migrations: SqlMigration[] = [platform, snippets, work, slack, jobs, snippetSlugPrefix];
