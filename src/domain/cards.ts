@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { WorkflowStatus } from '../db/schema.js';
 import { boardKey, findBoard } from './boards.js';
 import { assigneeIds, requireMembers, setAssignees } from './card-assignees.js';
-import { cardsWithDetails } from './card-query.js';
+import { cardJson, cardsJoined, cardsWithDetails } from './card-query.js';
 import { findCard, formatCardRef } from './card-refs.js';
 import type { Ctx } from './context.js';
 import { criterionTitle, insertCriteria } from './criteria.js';
@@ -11,7 +11,8 @@ import { notFound } from './errors.js';
 import { id, isoDate, label, pageQuery } from './fields.js';
 import { hasIdPrefix, newId } from './ids.js';
 import { findMilestoneId } from './milestones.js';
-import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
+import { pageJson, type JsonText } from './json-text.js';
+import { before, fetchLimit, pageLimit, readCursor } from './pagination.js';
 import { toIso } from './time.js';
 
 export const WORKFLOW_STATUSES = ['backlog', 'in_progress', 'in_review', 'done'] as const;
@@ -105,15 +106,18 @@ export async function getCard(ctx: Ctx, input: z.infer<typeof cardKeyInput>): Pr
   return loadCard(ctx, card.id);
 }
 
-/** Cards newest first, filtered by board (id or slug), status and assignee (`me` or a member id). */
-export async function listCards(ctx: Ctx, input: z.infer<typeof listCardsInput>): Promise<Page<Card>> {
+/**
+ * Cards newest first, filtered by board (id or slug), status and assignee (`me` or a member
+ * id); each card comes as its JSON, built by Postgres (`cardJson`).
+ */
+export async function listCards(ctx: Ctx, input: z.infer<typeof listCardsInput>): Promise<JsonText> {
   const boardId = input.board === undefined ? null : (await findBoard(ctx.db, ctx.principal.orgId, input.board)).id;
   const assignee = input.assignee === 'me' ? ctx.principal.memberId : (input.assignee ?? null);
   const status = input.status ?? null;
   const scope = ['cards', ctx.principal.orgId, boardId, status, assignee];
   const at = readCursor(input.cursor, scope);
   const limit = pageLimit(input);
-  let q = cardsWithDetails(ctx.db, ctx.principal.orgId);
+  let q = cardsJoined(ctx.db, ctx.principal.orgId).select(['c.created_at', 'c.id', cardJson.as('json')]);
   if (boardId !== null) q = q.where('c.board_id', '=', boardId);
   if (status !== null) q = q.where('c.workflow_status', '=', status);
   if (assignee !== null) {
@@ -123,7 +127,7 @@ export async function listCards(ctx: Ctx, input: z.infer<typeof listCardsInput>)
   }
   if (at) q = q.where(before('c.created_at', 'c.id', at, 'timestamptz'));
   const rows = await q.orderBy('c.created_at', 'desc').orderBy('c.id', 'desc').limit(fetchLimit(limit)).execute();
-  return toPage(rows, limit, (r) => ({ key: r.created_at, id: r.id }), presentCard, scope);
+  return pageJson(rows, limit, (r) => ({ key: r.created_at, id: r.id }), scope);
 }
 
 /**

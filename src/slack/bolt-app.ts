@@ -41,7 +41,7 @@ export function createBoltApp(deps: SlackDeps, botToken: string, transport: Tran
   app.error(async (err) => {
     throw err;
   });
-  app.use(dedupeRetries(deps.runtime.db, deps.log.child({ component: 'slack' })));
+  app.use(dedupeRetries(deps.ackDb ?? deps.runtime.db, deps.log.child({ component: 'slack' })));
   registerCommands(app, deps);
   registerActions(app, deps);
   return app;
