@@ -8,6 +8,7 @@
  *
  * BENCH_COMPARE_DIR=<a built checkout of tack, e.g. main> adds that tack as one more
  * variant of every target, on the same database, for a same-run comparison.
+ * BENCH_TACK_NODE_ARGS="--cpu-prof --cpu-prof-dir=<dir>" profiles the tack under test.
  */
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -44,8 +45,11 @@ async function admin(sql: string): Promise<void> {
   }
 }
 
-function startTack(dir: string, env: NodeJS.ProcessEnv): Promise<Child> {
-  return startProcess(process.execPath, [`${dir}/bin/tack.js`, 'serve'], env, /listening on (\S+)/, (m) => m[1]!);
+// Node options for the tack under test only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it under load.
+const tackNodeArgs = (process.env.BENCH_TACK_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
+function startTack(dir: string, env: NodeJS.ProcessEnv, nodeArgs: string[] = []): Promise<Child> {
+  return startProcess(process.execPath, [...nodeArgs, `${dir}/bin/tack.js`, 'serve'], env, /listening on (\S+)/, (m) => m[1]!);
 }
 
 /** The same target on another server (the same path, query and requests). */
@@ -105,7 +109,7 @@ async function main(): Promise<void> {
     };
     // The other checkout first: it migrates the database to what it knows, then this one adds its own.
     if (compareDir) compared = await startTack(compareDir, env);
-    tack = await startTack(root, env);
+    tack = await startTack(root, env, tackNodeArgs);
     const ctx = { url: tack.url, token, pool, databaseUrl: databaseUrl(dbName), baselineUrl: baseline.url };
     const groups: GroupResult[] = [];
     const notes: string[] = [];

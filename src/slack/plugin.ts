@@ -15,7 +15,7 @@ export const SLACK_EVENTS_PATH = '/slack/events';
 const BODY_LIMIT = 1024 * 1024;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 // Connections for recording deliveries before their ack; a record is one short insert.
-const ACK_POOL_SIZE = 2;
+const ACK_POOL_SIZE = 6;
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
@@ -47,9 +47,11 @@ export async function registerSlack(app: FastifyInstance, deps: SlackDeps): Prom
   const log = deps.log.child({ component: 'slack' });
   // The ack's own small pool on a server: the delivery record it waits for must never queue
   // behind earlier commands' reads for a connection of the shared pool (Slack gives up at 3 s).
-  // PGlite has one connection whatever the pool.
+  // Its commits do not wait for the WAL flush: whatever the command then writes commits after
+  // it, durably, and WAL order makes the record durable first; if the database crashes before
+  // either is, a retry finds nothing done and acts once. PGlite has one connection anyway.
   const { databaseUrl } = deps.config;
-  const ack = databaseUrl ? await connect({ databaseUrl, dataDir: deps.config.dataDir, poolSize: ACK_POOL_SIZE }) : undefined;
+  const ack = databaseUrl ? await connect({ databaseUrl, dataDir: deps.config.dataDir, poolSize: ACK_POOL_SIZE, asyncCommit: true }) : undefined;
   app.addHook('onClose', async () => ack?.close());
   const slackDeps: SlackDeps = { ...deps, ackDb: ack?.db ?? deps.runtime.db };
   if (appToken) {
