@@ -16,9 +16,9 @@ import pg from 'pg';
 import { generateToken } from '../src/domain/token-format.js';
 import { groupTable, measure, type GroupResult, type LoadOptions, type Target } from './measure.js';
 import { startProcess, type Child } from './processes.js';
+import { admin, databaseUrl } from './scratch-database.js';
 import { scenarios } from './scenarios/index.js';
 
-const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const load: LoadOptions = {
   connections: Number(process.env.BENCH_CONNECTIONS ?? 50),
   duration: Number(process.env.BENCH_DURATION ?? 5),
@@ -29,27 +29,12 @@ const compareDir = process.env.BENCH_COMPARE_DIR;
 const root = fileURLToPath(new URL('..', import.meta.url));
 const wanted = process.argv.slice(2);
 
-function databaseUrl(name: string): string {
-  const u = new URL(DATABASE_URL);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
-async function admin(sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: DATABASE_URL });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
-
 // Node options for the tack under test only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it under load.
 const tackNodeArgs = (process.env.BENCH_TACK_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 function startTack(dir: string, env: NodeJS.ProcessEnv, nodeArgs: string[] = []): Promise<Child> {
-  return startProcess(process.execPath, [...nodeArgs, `${dir}/bin/tack.js`, 'serve'], env, /listening on (\S+)/, (m) => m[1]!);
+  // The listening line: a JSON log record at info level, or `tack: listening on …` from an older checkout.
+  return startProcess(process.execPath, [...nodeArgs, `${dir}/bin/tack.js`, 'serve'], env, /listening on (https?:\/\/[^\s"]+)/, (m) => m[1]!);
 }
 
 /** The same target on another server (the same path, query and requests). */
@@ -103,7 +88,7 @@ async function main(): Promise<void> {
       HOST: '127.0.0.1',
       TACK_BOOTSTRAP_TOKEN: token,
       RATE_LIMIT_PER_MINUTE: '1000000',
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info',
       REDIS_URL: process.env.BENCH_REDIS_URL ?? '',
       ...scenarioEnv,
     };

@@ -1,38 +1,16 @@
 import { UsageError, type CommandHandler } from '../src/slack/command-context.js';
 import { cardMovedView, cardView, type CardView } from '../src/slack/views.js';
+import { listWords, parseWorkflowStatus, WORKFLOW_STATUSES, type WorkflowStatus } from '../src/domain/vocabulary.js';
+
+const STATUS_WORDS = listWords(WORKFLOW_STATUSES);
 
 export const CARD_USAGE = [
   '*Usage*',
   '`/card <ref>`: show a card, for example `/card ENG-42`',
-  '`/card <ref> move <status>`: move it to backlog, in_progress, in_review or done',
+  `\`/card <ref> move <status>\`: move it to ${STATUS_WORDS} (or wip, review…)`,
 ].join('\n');
 
-export const WORKFLOW_STATUSES = ['backlog', 'in_progress', 'in_review', 'done'] as const;
-export type WorkflowStatus = (typeof WORKFLOW_STATUSES)[number];
-
 export type CardCommand = { kind: 'show'; ref: string } | { kind: 'move'; ref: string; status: WorkflowStatus };
-
-const ALIASES: Record<string, WorkflowStatus> = {
-  backlog: 'backlog',
-  todo: 'backlog',
-  inprogress: 'in_progress',
-  progress: 'in_progress',
-  doing: 'in_progress',
-  started: 'in_progress',
-  wip: 'in_progress',
-  inreview: 'in_review',
-  review: 'in_review',
-  reviewing: 'in_review',
-  done: 'done',
-  finished: 'done',
-  closed: 'done',
-};
-
-/** A workflow status as people type it: `in-progress`, `In Progress`, `review`… */
-export function parseWorkflowStatus(text: string): WorkflowStatus | undefined {
-  const key = text.toLowerCase().replace(/[\s_\-]+/g, '');
-  return ALIASES[key];
-}
 
 const REF = /^\S{1,64}$/;
 
@@ -44,9 +22,9 @@ export function parseCardCommand(text: string): CardCommand {
   if (!REF.test(ref)) throw new UsageError(CARD_USAGE, `"${ref}" is not a card ref.`);
   if (verb === undefined) return { kind: 'show', ref };
   if (verb.toLowerCase() !== 'move') throw new UsageError(CARD_USAGE, `Unknown action "${verb}".`);
-  if (rest.length === 0) throw new UsageError(CARD_USAGE, 'Say where to: backlog, in_progress, in_review or done.');
+  if (rest.length === 0) throw new UsageError(CARD_USAGE, `Say where to: ${STATUS_WORDS}.`);
   const status = parseWorkflowStatus(rest.join(' '));
-  if (!status) throw new UsageError(CARD_USAGE, `"${rest.join(' ')}" is not a status: use backlog, in_progress, in_review or done.`);
+  if (!status) throw new UsageError(CARD_USAGE, `"${rest.join(' ')}" is not a status: use ${STATUS_WORDS}.`);
   return { kind: 'move', ref, status };
 }
 

@@ -1,7 +1,16 @@
-import { CADENCES } from '../src/domain/slack-subscriptions.js';
+import { CADENCES } from '../src/domain/vocabulary.js';
 import { subscribeMilestoneOp, unsubscribeMilestoneOp } from '../src/operations/slack.js';
-import { UsageError, type CommandHandler } from '../src/slack/command-context.js';
-import { milestoneStatusView, subscribedView, unsubscribedView, type MilestoneView, type SubscriptionView } from '../src/slack/views.js';
+import { UsageError, type CommandContext, type CommandHandler, type SlackReply } from '../src/slack/command-context.js';
+import { classifySlackError, describeSlackFailure } from '../src/slack/slack-errors.js';
+import {
+  milestoneStatusView,
+  subscribedView,
+  subscriptionAnnouncementView,
+  subscriptionRefusedView,
+  unsubscribedView,
+  type MilestoneView,
+  type SubscriptionView,
+} from '../src/slack/views.js';
 
 export const MILESTONE_USAGE = [
   '*Usage*',
@@ -48,17 +57,37 @@ export const milestoneCommand: CommandHandler = async (text, ctx) => {
       const m = await ctx.call<MilestoneView>('getMilestoneStatus', { ref: cmd.ref });
       return milestoneStatusView(m);
     }
-    case 'subscribe': {
-      const result = await ctx.call<{ subscription: SubscriptionView; created: boolean }>(subscribeMilestoneOp, {
-        ref: cmd.ref,
-        channel_id: ctx.channelId,
-        cadence: cmd.cadence,
-        tz: await ctx.timeZone(),
-      });
-      return subscribedView(result.subscription, result.created, ctx.reminderHour);
-    }
+    case 'subscribe':
+      return subscribe(cmd.ref, cmd.cadence, ctx);
     case 'unsubscribe':
       await ctx.call(unsubscribeMilestoneOp, { ref: cmd.ref, channel_id: ctx.channelId });
       return unsubscribedView(cmd.ref);
   }
 };
+
+/**
+ * Subscribes the channel, then posts the confirmation in it as the bot: the one sure test that
+ * the bot can post there. If Slack refuses the channel (the bot is not in it, it is archived
+ * or gone), the subscription is removed again and the caller is told to invite @tack first.
+ */
+async function subscribe(ref: string, cadence: (typeof CADENCES)[number], ctx: CommandContext): Promise<SlackReply> {
+  const result = await ctx.call<{ subscription: SubscriptionView; created: boolean; resumed: boolean }>(subscribeMilestoneOp, {
+    ref,
+    channel_id: ctx.channelId,
+    cadence,
+    tz: await ctx.timeZone(),
+  });
+  const sub = result.subscription;
+  try {
+    await ctx.postAsBot(subscriptionAnnouncementView(sub, ctx.member.name, ctx.reminderHour));
+  } catch (err) {
+    const failure = classifySlackError(err);
+    if (failure.kind === 'conversation') {
+      await ctx.call(unsubscribeMilestoneOp, { ref: sub.milestone_ref, channel_id: ctx.channelId });
+      return subscriptionRefusedView(sub.milestone_ref, failure.error);
+    }
+    // The subscription stands; the summaries job copes with Slack's other failures itself.
+    ctx.log.warn({ slack_error: describeSlackFailure(failure) }, 'subscription saved, but its confirmation could not be posted');
+  }
+  return subscribedView(sub, result, ctx.reminderHour);
+}

@@ -1,4 +1,5 @@
 import { isoDate } from '../src/domain/fields.js';
+import { PRIORITIES, type Priority } from '../src/domain/vocabulary.js';
 import { localToday } from '../src/domain/todo-due.js';
 import { UsageError, type CommandHandler } from '../src/slack/command-context.js';
 import { openTodosThisWeek } from '../src/slack/todo-list.js';
@@ -11,7 +12,6 @@ export const TODO_USAGE = [
   '`/todo done <id>`: complete a todo',
 ].join('\n');
 
-export type Priority = 'urgent' | 'high' | 'medium' | 'low';
 export type Due = { kind: 'date'; date: string } | { kind: 'today' } | { kind: 'tomorrow' };
 
 export type TodoCommand =
@@ -19,7 +19,7 @@ export type TodoCommand =
   | { kind: 'add'; title: string; due?: Due; priority?: Priority }
   | { kind: 'done'; id: string };
 
-const PRIORITY = /^!(urgent|high|medium|low)$/i;
+const PRIORITY = new RegExp(`^!(${PRIORITIES.join('|')})$`, 'i');
 const DUE = /^due:(.*)$/i;
 
 function parseDue(value: string): Due {

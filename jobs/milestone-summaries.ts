@@ -6,7 +6,9 @@ import { callOperation } from '../src/slack/command-context.js';
 import { milestoneStatusView, type MilestoneView } from '../src/slack/views.js';
 import { emptyResult, slackOrgId, type JobDeps } from './deps.js';
 import { summaryPeriod } from './local-time.js';
-import { postOnce } from './post-once.js';
+import { postOnce, tally } from './post-once.js';
+import { pauseSubscription } from './subscription-pause.js';
+import { SlackSweep } from './sweep.js';
 
 /**
  * Milestone summaries: each subscribed channel gets the milestone's status (the view of
@@ -26,10 +28,13 @@ export async function postMilestoneSummaries(deps: JobDeps, scope: JobScope = {}
     .select(['s.id', 's.milestone_ref', 's.channel_id', 's.cadence', 's.tz', 's.last_sent_period'])
     .select(['m.id as member_id', 'm.name', 'm.email', 'm.role', 'm.tz as member_tz', 'm.slack_user_id'])
     .where('s.org_id', '=', orgId)
+    .where('s.paused_at', 'is', null)
     .orderBy('s.id')
     .execute();
   const runtime = { db: deps.db, clock: deps.clock };
+  const sweep = deps.slack ? new SlackSweep(deps, deps.slack, 'milestone-summaries') : undefined;
   for (const sub of subscriptions) {
+    if (sweep?.halted) break;
     const { period, due } = summaryPeriod(now, sub.tz, sub.cadence, deps.config.reminderHour);
     if (!due || sub.last_sent_period === period) continue;
     const log = deps.log.child({ job: 'milestone-summaries', subscription: sub.id, period });
@@ -56,15 +61,14 @@ export async function postMilestoneSummaries(deps: JobDeps, scope: JobScope = {}
       result.skipped++;
       continue;
     }
-    const slack = deps.slack;
-    if (!slack) {
+    if (!sweep) {
       result.skipped++;
       continue;
     }
     const [claim] = await claimPosts(deps.db, 'milestone_summary', orgId, [{ subjectId: sub.id, period }], deps.clock());
     if (!claim) continue;
     const { text, blocks } = milestoneStatusView(status);
-    const outcome = await postOnce(deps, slack, {
+    const outcome = await postOnce(sweep, {
       claim,
       channel: async () => sub.channel_id,
       message: { text, blocks },
@@ -72,11 +76,12 @@ export async function postMilestoneSummaries(deps: JobDeps, scope: JobScope = {}
       record: (channelId, ts) =>
         deps.db.transaction().execute(async (trx) => {
           await markSent(trx, [{ claim, channelId, ts }], deps.clock());
-          await trx.updateTable('slack_subscriptions').set({ last_sent_period: period }).where('id', '=', sub.id).execute();
+          await trx.updateTable('slack_subscriptions').set({ last_sent_period: period }).where('org_id', '=', orgId).where('id', '=', sub.id).execute();
         }),
+      onConversationRefused: (failure) =>
+        pauseSubscription(sweep, { id: sub.id, orgId, milestoneRef: sub.milestone_ref, channelId: sub.channel_id, subscriberSlackId: sub.slack_user_id ?? null }, failure),
     });
-    if (outcome === 'sent' || outcome === 'recovered') result.sent++;
-    else if (outcome === 'failed') result.failed++;
+    tally(result, outcome);
   }
   if (result.sent + result.failed > 0) deps.log.info({ job: 'milestone-summaries', ...result }, 'milestone summaries posted');
   return result;

@@ -1,22 +1,23 @@
 import type { types } from '@slack/bolt';
-import { ErrorCode, type WebClient } from '@slack/web-api';
 import { markNotSent, markSent, type Claim } from '../src/db/slack-posts.js';
-import type { JobDeps } from './deps.js';
+import type { JobResult } from '../src/domain/jobs.js';
+import { classifySlackError, describeSlackFailure, type SlackFailure } from '../src/slack/slack-errors.js';
+import type { Marker, SlackSweep } from './sweep.js';
 
 /**
  * Posting a message exactly once, when Slack has no idempotency key: claim (a leased row in
  * Postgres, committed), post with a metadata marker, record it sent. A worker that crashes
  * after claiming leaves a lease that expires, and the next run posts it (never skipped). A
  * worker that crashes after posting, before recording, leaves the row `sending`: the next
- * claim of it is `unsure`, looks for the marker in the channel's recent history first, and
- * records what it finds instead of posting again (never twice).
+ * claim of it is `unsure`, looks for the marker in the conversation first (read since the
+ * post's first claim, once per sweep), and records what it finds instead of posting again.
+ *
+ * The Web API client never retries (see `webClientOptions`): a post whose answer did not come
+ * (a timeout, a 5xx, Slack's `fatal_error`) may have gone through, so it is left `sending`
+ * for the next claim to check, never simply sent again. Retrying is the claim table's job.
  */
 
-/** The marker a message carries: Slack message metadata, returned by conversations.history. */
-export interface Marker {
-  event_type: string;
-  event_payload: Record<string, string>;
-}
+export type { Marker } from './sweep.js';
 
 export interface Outgoing {
   claim: Claim;
@@ -30,57 +31,38 @@ export interface Outgoing {
    * crash in between is recovered from the channel's history like any other.
    */
   record?: (channelId: string, ts: string) => Promise<void>;
-}
-
-export type PostOutcome = 'sent' | 'recovered' | 'failed' | 'deferred';
-
-// A claim this close to its lease's end is handed back rather than posted.
-const LEASE_MARGIN_MS = 60_000;
-// How far back an unsure claim looks for its marker: 5 pages of 200 messages.
-const HISTORY_PAGES = 5;
-
-function describe(err: unknown): string {
-  const e = err as { code?: string; data?: { error?: string }; message?: string };
-  return e.data?.error ? `${e.code}: ${e.data.error}` : (e.message ?? String(err));
+  /**
+   * Slack will not let the bot post in the conversation (archived, deleted, bot not in it).
+   * Given, the post is handed back without using an attempt and this is called (summaries
+   * pause their subscription); otherwise it is a refusal like any other.
+   */
+  onConversationRefused?: (failure: SlackFailure) => Promise<void>;
 }
 
 /**
- * Slack answered and refused: `ok: false`, or still 429 after the client's retries (a
- * request error wrapping "A rate limit was exceeded"). The message was certainly not posted.
+ * `held`: not tried, because the sweep stopped (refused token, rate limit); it stays due and
+ * keeps its attempts. `paused`: the conversation refused the bot (see `onConversationRefused`).
  */
-function certainlyNotPosted(err: unknown): boolean {
-  const e = err as { code?: string; original?: { message?: unknown } };
-  if (e.code === ErrorCode.PlatformError || e.code === ErrorCode.RateLimitedError) return true;
-  const original = e.original?.message;
-  return e.code === ErrorCode.RequestError && typeof original === 'string' && original.startsWith('A rate limit was exceeded');
+export type PostOutcome = 'sent' | 'recovered' | 'failed' | 'deferred' | 'held' | 'paused';
+
+/** Counts an outcome: held and paused posts were not tried, so they count as skipped. */
+export function tally(result: JobResult, outcome: PostOutcome): void {
+  if (outcome === 'sent' || outcome === 'recovered') result.sent++;
+  else if (outcome === 'failed') result.failed++;
+  else if (outcome === 'held' || outcome === 'paused') result.skipped++;
 }
 
-function carries(message: { metadata?: { event_type?: string; event_payload?: unknown } }, marker: Marker): boolean {
-  const m = message.metadata;
-  if (m?.event_type !== marker.event_type || !m.event_payload || typeof m.event_payload !== 'object') return false;
-  const payload = m.event_payload as Record<string, unknown>;
-  return Object.entries(marker.event_payload).every(([k, v]) => payload[k] === v);
-}
-
-/** The ts of a message in `channel` that carries `marker`, if one is among the recent ones. */
-export async function findMarked(slack: WebClient, channel: string, marker: Marker): Promise<string | undefined> {
-  let cursor: string | undefined;
-  for (let page = 0; page < HISTORY_PAGES; page++) {
-    const res = await slack.conversations.history({ channel, limit: 200, include_all_metadata: true, ...(cursor ? { cursor } : {}) });
-    const found = (res.messages ?? []).find((m) => carries(m, marker));
-    if (found?.ts) return found.ts;
-    cursor = res.response_metadata?.next_cursor || undefined;
-    if (!res.has_more || !cursor) return undefined;
-  }
-  return undefined;
-}
+// A claim this close to its lease's end is handed back rather than posted.
+const LEASE_MARGIN_MS = 60_000;
 
 /** Posts one claimed message at most once (see above); never throws for Slack's failures. */
-export async function postOnce(deps: JobDeps, slack: WebClient, out: Outgoing): Promise<PostOutcome> {
+export async function postOnce(sweep: SlackSweep, out: Outgoing): Promise<PostOutcome> {
+  const { deps, slack } = sweep;
   const { claim } = out;
   const log = deps.log.child({ job_post: claim.kind, subject: claim.subjectId, period: claim.period, attempt: claim.attempts });
   const record = out.record ?? ((channelId, ts) => markSent(deps.db, [{ claim, channelId, ts }], deps.clock()));
   const now = deps.clock();
+  if (sweep.halted) return hold(sweep, claim, claim.unsure);
   if (now.getTime() > claim.leaseUntil.getTime() - LEASE_MARGIN_MS) {
     await markNotSent(deps.db, claim, { mayBePosted: claim.unsure, error: 'lease ran out before posting', now, retryAt: now });
     return 'deferred';
@@ -90,7 +72,7 @@ export async function postOnce(deps: JobDeps, slack: WebClient, out: Outgoing): 
   try {
     channel = await out.channel();
     if (claim.unsure) {
-      const ts = await findMarked(slack, channel, out.marker);
+      const ts = await sweep.findMarked(channel, out.marker, claim.firstClaimedAt);
       checked = true;
       if (ts) {
         await record(channel, ts);
@@ -99,24 +81,56 @@ export async function postOnce(deps: JobDeps, slack: WebClient, out: Outgoing): 
       }
     }
   } catch (err) {
-    log.warn({ err: describe(err) }, 'Slack post not attempted');
-    await markNotSent(deps.db, claim, { mayBePosted: !checked, error: describe(err), now: deps.clock() });
-    return 'failed';
+    // Nothing was posted now; an earlier attempt may have, if its check did not happen.
+    return failed(sweep, out, err, { mayBePosted: !checked, stage: 'Slack post not attempted' });
   }
+  if (sweep.halted) return hold(sweep, claim, false);
   let posted: { channel?: string; ts?: string };
   try {
     posted = await slack.chat.postMessage({ channel, text: out.message.text, blocks: out.message.blocks, metadata: out.marker });
   } catch (err) {
-    const mayBePosted = !certainlyNotPosted(err);
-    log.warn({ err: describe(err), mayBePosted }, 'Slack post failed');
-    await markNotSent(deps.db, claim, { mayBePosted, error: describe(err), now: deps.clock() });
-    return 'failed';
+    // Slack's clear refusals were certainly not posted; no answer, or a 5xx, may have been.
+    return failed(sweep, out, err, { mayBePosted: classifySlackError(err).kind === 'unknown', stage: 'Slack post failed' });
   }
   try {
     await record(posted.channel ?? channel, posted.ts ?? '');
   } catch (err) {
     // Posted, not recorded: the row stays `sending`, and the next claim finds the marker.
-    log.error({ err: describe(err) }, 'posted to Slack but could not record it');
+    log.error({ err: (err as Error).message }, 'posted to Slack but could not record it');
   }
   return 'sent';
+}
+
+/** Hands a claim back untried: due again when the sweep's halt says, with its attempt returned. */
+async function hold(sweep: SlackSweep, claim: Claim, mayBePosted: boolean): Promise<PostOutcome> {
+  const halt = sweep.halted!;
+  await markNotSent(sweep.deps.db, claim, {
+    mayBePosted,
+    error: describeSlackFailure(halt.failure),
+    now: sweep.deps.clock(),
+    retryAt: halt.retryAt,
+    notAttempted: true,
+  });
+  return 'held';
+}
+
+async function failed(sweep: SlackSweep, out: Outgoing, err: unknown, how: { mayBePosted: boolean; stage: string }): Promise<PostOutcome> {
+  const { deps } = sweep;
+  const { claim } = out;
+  const failure = classifySlackError(err);
+  if (failure.kind === 'token' || failure.kind === 'rate_limited') {
+    sweep.halt(failure);
+    return hold(sweep, claim, how.mayBePosted);
+  }
+  const error = describeSlackFailure(failure);
+  const log = deps.log.child({ job_post: claim.kind, subject: claim.subjectId, period: claim.period, attempt: claim.attempts });
+  const now = deps.clock();
+  if (failure.kind === 'conversation' && out.onConversationRefused) {
+    await markNotSent(deps.db, claim, { mayBePosted: how.mayBePosted, error, now, retryAt: now, notAttempted: true });
+    await out.onConversationRefused(failure);
+    return 'paused';
+  }
+  log.warn({ err: error, mayBePosted: how.mayBePosted }, how.stage);
+  await markNotSent(deps.db, claim, { mayBePosted: how.mayBePosted, error, now });
+  return 'failed';
 }

@@ -6,7 +6,8 @@ import { localToday } from '../src/domain/todo-due.js';
 import { todoReminderView } from '../src/slack/views.js';
 import { eachLimited, emptyResult, slackOrgId, type JobDeps } from './deps.js';
 import { reminderDueDates } from './local-time.js';
-import { postOnce, type PostOutcome } from './post-once.js';
+import { postOnce, tally } from './post-once.js';
+import { SlackSweep } from './sweep.js';
 
 /**
  * Due-todo reminders: a direct message to a todo's owner at REMINDER_HOUR in the owner's time
@@ -78,11 +79,6 @@ async function dueTodos(deps: JobDeps, orgId: string, now: Date): Promise<DueTod
   return rows;
 }
 
-function tally(result: JobResult, outcome: PostOutcome): void {
-  if (outcome === 'sent' || outcome === 'recovered') result.sent++;
-  else if (outcome === 'failed') result.failed++;
-}
-
 /** One sweep: claims what is due now and sends it; returns what it did. */
 export async function sendTodoReminders(deps: JobDeps, scope: JobScope = {}): Promise<JobResult> {
   const result = emptyResult();
@@ -97,6 +93,7 @@ export async function sendTodoReminders(deps: JobDeps, scope: JobScope = {}): Pr
     result.skipped += linked.length;
     return result;
   }
+  const sweep = new SlackSweep(deps, slack, 'todo-reminders');
   const dms = new Map<string, Promise<string>>();
   const openDm = (user: string): Promise<string> => {
     let dm = dms.get(user);
@@ -110,7 +107,8 @@ export async function sendTodoReminders(deps: JobDeps, scope: JobScope = {}): Pr
   const byId = new Map(linked.map((t) => [t.id, t]));
   const todayIn = new Map<string | null, string>();
   const today = (tz: string | null) => todayIn.get(tz) ?? todayIn.set(tz, localToday(now, tz)).get(tz)!;
-  for (let i = 0; i < linked.length; i += CLAIM_BATCH) {
+  // A refused token or a rate limit stops the sweep: what is not claimed yet stays due.
+  for (let i = 0; i < linked.length && !sweep.halted; i += CLAIM_BATCH) {
     const batch = linked.slice(i, i + CLAIM_BATCH);
     const claims = await claimPosts(deps.db, 'todo_reminder', orgId, batch.map((t) => ({ subjectId: t.id, period: t.due_on })), deps.clock());
     const sent: SentPost[] = [];
@@ -120,7 +118,7 @@ export async function sendTodoReminders(deps: JobDeps, scope: JobScope = {}): Pr
         { id: todo.id, title: todo.title, priority: todo.priority, due_on: todo.due_on, done: false },
         { card: todo.card_ref ? { ref: todo.card_ref, title: todo.card_title ?? '' } : null, today: today(todo.tz) },
       );
-      const outcome = await postOnce(deps, slack, {
+      const outcome = await postOnce(sweep, {
         claim,
         channel: () => openDm(todo.slack_user_id!),
         message: { text: view.text, blocks: view.blocks },

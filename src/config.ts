@@ -31,6 +31,7 @@ const envSchema = z.object({
   DATA_DIR: z.preprocess(blankToUndefined, z.string().min(1).default('./.tack')),
   REDIS_URL: urlString(['redis:', 'rediss:']),
   PUBLIC_BASE_URL: urlString(['http:', 'https:']),
+  APP_URL: urlString(['http:', 'https:']),
   TACK_BOOTSTRAP_TOKEN: z.preprocess(
     blankToUndefined,
     z.string().refine(isWellFormedToken, 'must be a well-formed tack token (tack_live_…, with a valid checksum)').optional(),
@@ -59,6 +60,10 @@ export interface Config {
   publicBaseUrl: string;
   /** True when PUBLIC_BASE_URL was not given: the server then names the port it really got (PORT=0). */
   publicBaseUrlIsDefault: boolean;
+  /** Where people open the web app (sign-in links, tack's own origin); no trailing slash. */
+  appUrl: string;
+  /** True when APP_URL was not given: the server then names the port it really got (PORT=0). */
+  appUrlIsDefault: boolean;
   bootstrapToken: string | undefined;
   tls: { certFile: string; keyFile: string } | undefined;
   rateLimitPerMinute: number;
@@ -99,6 +104,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const tls = e.TLS_CERT_FILE && e.TLS_KEY_FILE ? { certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE } : undefined;
   const scheme = tls ? 'https' : 'http';
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `${scheme}://${hostForUrl(e.HOST)}:${e.PORT}/p`).replace(/\/+$/, '');
+  const appUrl = (e.APP_URL ?? `${scheme}://${hostForUrl(e.HOST)}:${e.PORT}`).replace(/\/+$/, '');
   return {
     port: e.PORT,
     host: e.HOST,
@@ -107,6 +113,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisUrl: e.REDIS_URL,
     publicBaseUrl,
     publicBaseUrlIsDefault: e.PUBLIC_BASE_URL === undefined,
+    appUrl,
+    appUrlIsDefault: e.APP_URL === undefined,
     bootstrapToken: e.TACK_BOOTSTRAP_TOKEN,
     tls,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,

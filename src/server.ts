@@ -1,17 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
 import type { Redis } from 'ioredis';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { ConfigError, type Config } from './config.js';
 import { authNotifications } from './db/auth-notifications.js';
 import { connect, type DbHandle } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
 import { bootstrap } from './domain/bootstrap.js';
 import { pruneIdempotencyKeys } from './domain/idempotency.js';
+import { pruneSignins } from './domain/sessions.js';
+import { issueSigninLink } from './domain/signin-links.js';
 import { buildApp, type App } from './http/app.js';
+import { createLogger } from './log.js';
 import { connectRedis } from './redis.js';
 import { jobRunner, type JobDeps } from '../jobs/index.js';
 import { startJobs, type JobsHandle, type StartJobsOptions } from './queue/index.js';
+import { checkBotToken } from './slack/token-check.js';
 import { slackWebClient } from './slack/web-client.js';
 
 export interface RunningServer extends App {
@@ -35,12 +39,14 @@ export interface ServerOptions {
    * `false` for none (`tack serve --no-jobs`, when `tack worker` processes run them).
    */
   jobs?: false | Omit<StartJobsOptions, 'redisUrl'>;
+  /** The web app's build to serve (default: `dist/web` of this checkout). */
+  webDir?: string;
 }
 
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
-  const log = options.log ?? pino({ level: config.logLevel });
+  const log = options.log ?? (await createLogger(config.logLevel));
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   // Before the database: a bad file must stop start-up before it migrates or prints a token.
   const https = config.tls ? readTls(config.tls) : undefined;
@@ -57,8 +63,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       print(boot.generatedToken);
     }
     redis = config.redisUrl ? connectRedis(config.redisUrl, log) : undefined;
-    let onAuthChanged: (() => void) | undefined;
     const jobDeps: JobDeps = { db: db.db, slack: slackWebClient(config, log), clock: options.clock ?? (() => new Date()), config, log };
+    if (jobDeps.slack) void checkBotToken(jobDeps.slack, log);
     const built = await buildApp({
       config,
       db: db.db,
@@ -66,16 +72,17 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       redis,
       https,
       clock: options.clock,
-      onAuthChanged: () => onAuthChanged?.(),
       jobs: jobRunner(jobDeps),
+      webDir: options.webDir,
     });
     if (db.pool) {
       notifications = authNotifications(db.pool, () => built.authCache.clear(), log);
-      onAuthChanged = notifications.notify;
     }
-    await built.app.listen({ port: config.port, host: config.host });
+    // Fastify's own line is the one that says where the server listens (per address for 0.0.0.0).
+    await built.app.listen({ port: config.port, host: config.host, listenTextResolver: (address) => `listening on ${address}` });
     const prune = setInterval(() => {
       pruneIdempotencyKeys(db.db).catch((err: Error) => log.warn({ err: err.message }, 'idempotency cleanup failed'));
+      pruneSignins(db.db, built.runtime.clock()).catch((err: Error) => log.warn({ err: err.message }, 'session cleanup failed'));
     }, PRUNE_EVERY_MS);
     prune.unref();
     const address = built.app.server.address();
@@ -83,6 +90,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `${config.tls ? 'https' : 'http'}://${host}:${port}`;
     if (config.publicBaseUrlIsDefault && port !== config.port) built.runtime.publicBaseUrl = `${url}/p`;
+    if (config.appUrlIsDefault && port !== config.port) built.runtime.appUrl = withPort(config.appUrl, port);
+    if (boot.owner) await printSigninLink(db, boot.owner, built.runtime, print, log);
     if (options.jobs !== false) jobs = await startJobs(jobDeps, { redisUrl: config.redisUrl, ...options.jobs });
     let closing: Promise<void> | undefined;
     return {
@@ -109,6 +118,22 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     redis?.disconnect();
     await db.close();
     throw err;
+  }
+}
+
+function withPort(url: string, port: number): string {
+  const u = new URL(url);
+  u.port = String(port);
+  return u.toString().replace(/\/+$/, '');
+}
+
+/** Once, on the first start of an empty database (whether or not the owner token was given). */
+async function printSigninLink(db: DbHandle, owner: { orgId: string; memberId: string }, runtime: App['runtime'], print: (line: string) => void, log: Logger): Promise<void> {
+  try {
+    const link = await issueSigninLink(db.db, { ...owner, createdBy: owner.memberId, now: runtime.clock(), appUrl: runtime.appUrl! });
+    print(`tack: sign in to the web app as the owner: open ${link.url} (one use, valid 15 minutes; \`tack signin-link\` makes another)`);
+  } catch (err) {
+    log.warn({ err: (err as Error).message }, 'could not make the first sign-in link; run `tack signin-link`');
   }
 }
 

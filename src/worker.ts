@@ -1,12 +1,15 @@
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
+import { createLogger } from './log.js';
 import type { Config } from './config.js';
 import { connect, type DbHandle } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
 import { startJobs, type JobsHandle, type StartJobsOptions } from './queue/index.js';
+import { checkBotToken } from './slack/token-check.js';
 import { slackWebClient } from './slack/web-client.js';
 
 export interface RunningWorker {
   db: DbHandle;
+  log: Logger;
   jobs: JobsHandle;
   /** Lets the run in progress finish, then closes Redis and the database. */
   close(): Promise<void>;
@@ -29,17 +32,19 @@ export interface WorkerOptions extends Omit<StartJobsOptions, 'redisUrl'> {
 export async function startWorker(config: Config, options: WorkerOptions = {}): Promise<RunningWorker> {
   if (!config.redisUrl) throw new WorkerConfigError('tack worker needs REDIS_URL (without Redis, `tack serve` runs the jobs itself)');
   if (!config.slack.botToken) throw new WorkerConfigError('tack worker needs SLACK_BOT_TOKEN: reminders and summaries are Slack messages');
-  const log = options.log ?? pino({ level: config.logLevel });
+  const log = options.log ?? (await createLogger(config.logLevel));
   const db = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 4 });
   try {
     const applied = await migrateToLatest(db.db);
     if (applied.length > 0) log.info({ applied }, 'database migrated');
     const deps = { db: db.db, slack: slackWebClient(config, log), clock: options.clock ?? (() => new Date()), config, log };
+    if (deps.slack) void checkBotToken(deps.slack, log);
     const { prefix, everyMs, work, schedule } = options;
     const jobs = await startJobs(deps, { redisUrl: config.redisUrl, prefix, everyMs, work, schedule });
     let closing: Promise<void> | undefined;
     return {
       db,
+      log,
       jobs,
       close() {
         closing ??= (async () => {

@@ -33,3 +33,16 @@ it('listens again after its connection is killed, and a revocation elsewhere sti
   expect((await t.api('DELETE', `/v1/tokens/${token.id}`)).status).toBe(204);
   await waitFor('the other server to refuse the revoked token', async () => (await other.api('GET', '/v1/me', { token: token.token })).status === 401);
 });
+
+it('forgets what it cached while deaf once it listens again (a revocation it could not hear)', async () => {
+  const token = (await t.api('POST', '/v1/tokens', { body: { name: 'revoked while deaf', scopes: ['read'] } })).body;
+  const before = await waitFor('both servers listening', async () => ((await listeners()).length === 2 ? listeners() : undefined));
+  // Both servers lose their listening connection; each listens again about a second later.
+  await t.database!.query('select pg_terminate_backend(pid) from pg_stat_activity where pid = any($1)', [before.map((r) => r.pid)]);
+  await waitFor('the listeners to be gone', async () => (await listeners()).length === 0);
+  // Cached on the other server while it cannot hear, then revoked.
+  expect((await other.api('GET', '/v1/me', { token: token.token })).status).toBe(200);
+  expect((await t.api('DELETE', `/v1/tokens/${token.id}`)).status).toBe(204);
+  await waitFor('both servers listening again', async () => (await listeners()).length === 2);
+  expect((await other.api('GET', '/v1/me', { token: token.token })).status).toBe(401);
+});

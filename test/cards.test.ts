@@ -106,8 +106,8 @@ describe('cards', () => {
     expect((await card({ board: other.id, title: 'Elsewhere' })).ref).toBe('WEB-1');
 
     const criteria = await t.api('GET', `/v1/cards/${first.id}/criteria`);
-    expect(criteria.body.data.map((c: { title: string }) => c.title)).toEqual(['test it', 'write it']);
-    const tick = await t.api('PATCH', `/v1/cards/ENG-1/criteria/${criteria.body.data[1].id}`, { body: { done: true } });
+    expect(criteria.body.data.map((c: { title: string }) => c.title)).toEqual(['write it', 'test it']);
+    const tick = await t.api('PATCH', `/v1/cards/ENG-1/criteria/${criteria.body.data[0].id}`, { body: { done: true } });
     expect(tick.status).toBe(200);
     expect(tick.body).toMatchObject({ done: true, todo_id: null, title: 'write it' });
     const added = await t.api('POST', '/v1/cards/ENG-1/criteria', { body: { title: 'ship it' } });

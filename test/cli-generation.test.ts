@@ -6,8 +6,11 @@ import { commandPath } from '../src/cli/command-names.js';
 import { requestFor } from '../src/cli/operation-request.js';
 import { parseOperationInput } from '../src/operations/operation-input.js';
 import { toolFor } from '../src/mcp/tools.js';
-import { describeOperation } from '../src/operations/manifest.js';
+import { describeOperation, describeOperations } from '../src/operations/manifest.js';
+import { operations } from '../src/operations/index.js';
 import { defineOperation } from '../src/operations/operation.js';
+import { queryBoolean } from '../src/domain/fields.js';
+import { WORKFLOW_STATUSES } from '../src/domain/vocabulary.js';
 
 /** An operation the table does not hold (yet): every face must still pick it up. */
 const archiveCard = defineOperation({
@@ -49,7 +52,7 @@ describe('generation from the table', () => {
     expect(commandPath('listCardComments', 'cards')).toEqual(['cards', 'list-comments']);
     expect(commandPath('listSnippetVersions', 'snippets')).toEqual(['snippets', 'versions']);
     expect(commandPath('createTodo', 'todos')).toEqual(['todos', 'add']);
-    expect(commandPath('getMilestoneStatus', 'milestones')).toEqual(['milestone', 'status']);
+    expect(commandPath('getMilestoneStatus', 'milestones')).toEqual(['milestones', 'status']);
     expect(commandPath('getMe', 'me')).toEqual(['me']);
   });
 
@@ -106,6 +109,49 @@ describe('generation from the table', () => {
     expect(JSON.stringify(entry.outputSchema)).not.toContain('additionalProperties');
   });
 
+  it('reads union-typed fields as a command line takes them, and attaches the vocabulary aliases', () => {
+    const listThings = defineOperation({
+      name: 'listThings',
+      summary: 'List things',
+      group: 'cards',
+      method: 'GET',
+      path: '/things',
+      scope: 'read',
+      query: z.object({
+        owner: z.union([z.literal('me'), z.string().min(3)]).optional(),
+        done: queryBoolean.optional(),
+        size: z.union([z.literal('s'), z.literal('m')]).optional(),
+        state: z.enum(WORKFLOW_STATUSES).optional(),
+        shape: z.union([z.string(), z.object({ a: z.string() })]).optional(),
+      }),
+      output: z.object({ ok: z.boolean() }),
+      run: async () => ({ ok: true }),
+    });
+    const entry = describeOperation(listThings);
+    const field = (name: string) => entry.fields.find((f) => f.name === name)!;
+    expect(field('owner')).toMatchObject({ kind: 'string' });
+    expect(field('owner').enum).toBeUndefined();
+    expect(field('done')).toMatchObject({ kind: 'boolean' });
+    expect(field('size')).toMatchObject({ kind: 'string', enum: ['s', 'm'] });
+    expect(field('state').aliases).toMatchObject({ wip: 'in_progress', review: 'in_review' });
+    expect(field('size').aliases).toBeUndefined();
+    expect(field('shape')).toMatchObject({ kind: 'json' });
+    const help = helpOf({ operations: [entry] }, ['cards', 'list-things', '--help']);
+    expect(help).toContain('--owner <value>');
+    expect(help).toContain('--done [true|false]');
+    expect(help).toContain('--size <s|m>');
+  });
+
+  it('never tells a person to type null: every command of the table says --no-<field> instead', () => {
+    const manifest = describeOperations(operations);
+    for (const entry of manifest.operations) {
+      const help = helpOf(manifest, [...commandPath(entry.name, entry.group), '--help']);
+      expect(help, entry.name).toContain(`Calls ${entry.method} /v1`);
+      const mentions = help.split('\n').filter((line) => /\bnull\b/.test(line) && !/\(set it to null\)/.test(line));
+      expect(mentions, entry.name).toEqual([]);
+    }
+  });
+
   it('gives a new operation a CLI command with arguments and options', () => {
     const help = helpOf({ operations: [describeOperation(archiveCard)] }, ['cards', 'archive', '--help']);
     expect(help).toContain('Usage: tack cards archive [options] <board> <id>');
@@ -122,7 +168,8 @@ describe('generation from the table', () => {
     const tool = toolFor(describeOperation(archiveCard));
     expect(tool.name).toBe('archiveCard');
     expect(tool.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
-    expect(Object.keys(tool.inputSchema.properties ?? {})).toEqual(['id', 'board', 'dry_run', 'reason', 'notify', 'labels', 'due_on', 'count']);
+    expect(Object.keys(tool.inputSchema.properties ?? {})).toEqual(['id', 'board', 'dry_run', 'reason', 'notify', 'labels', 'due_on', 'count', 'idempotency_key']);
+    expect(tool.inputSchema.additionalProperties).toBe(false);
     expect(tool.outputSchema?.properties).toHaveProperty('archived');
   });
 
@@ -139,5 +186,36 @@ describe('generation from the table', () => {
     expect(() => parseOperationInput(archiveCard, { id: 'x', board: 'b' })).toThrowError(
       expect.objectContaining({ code: 'validation_failed', fields: [expect.objectContaining({ field: 'reason' })] }),
     );
+  });
+
+  it('gives a path parameter another input name where a body field has its name (pathInput)', () => {
+    const renameLabel = defineOperation({
+      name: 'renameLabel',
+      summary: 'Rename a label',
+      group: 'cards',
+      method: 'PATCH',
+      path: '/labels/{name}',
+      scope: 'write',
+      params: z.object({ name: z.string().min(1) }),
+      pathInput: { name: 'label' },
+      body: z.object({ name: z.string().min(1).optional(), color: z.string().optional() }),
+      output: z.object({ name: z.string() }),
+      run: async (_ctx, input) => ({ name: input.name ?? input.label }),
+    });
+    expect(Object.keys(renameLabel.input.shape)).toEqual(['label', 'name', 'color']);
+    const entry = describeOperation(renameLabel);
+    expect(entry.path).toBe('/labels/{name}');
+    expect(entry.fields.map((f) => [f.name, f.in, f.param])).toEqual([
+      ['label', 'path', 'name'],
+      ['name', 'body', undefined],
+      ['color', 'body', undefined],
+    ]);
+    const args = { label: 'bug fix', name: 'bugfix' };
+    expect(requestFor(entry, args)).toEqual({ method: 'PATCH', path: '/labels/bug%20fix', query: {}, body: { name: 'bugfix' } });
+    expect(parseOperationInput(renameLabel, args)).toEqual({ label: 'bug fix', name: 'bugfix' });
+    expect(() => parseOperationInput(renameLabel, { label: '', name: 'x' })).toThrowError(
+      expect.objectContaining({ fields: [expect.objectContaining({ field: 'label' })] }),
+    );
+    expect(helpOf({ operations: [entry] }, ['cards', 'rename-label', '--help'])).toContain('Usage: tack cards rename-label [options] <label>');
   });
 });

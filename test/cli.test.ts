@@ -45,10 +45,10 @@ async function allTokens(): Promise<{ id: string; name: string }[]> {
 const NO_STACK = /\n\s+at .+:\d+:\d+/;
 
 describe('help', () => {
-  it('lists every resource group and the client and server commands', async () => {
+  it('lists every command of every resource, and the client and server commands', async () => {
     const res = await tack(['--help']);
     expect(res.code).toBe(0);
-    for (const op of operations) expect(res.stdout).toContain(`  ${commandPath(op.name, op.group)[0]}`);
+    for (const op of operations) expect(res.stdout).toMatch(new RegExp(`^  ${commandPath(op.name, op.group).join(' ')}\\b`, 'm'));
     for (const word of ['login', 'logout', 'mcp', 'serve', 'migrate', 'TACK_URL', 'TACK_TOKEN', 'Exit codes']) {
       expect(res.stdout).toContain(word);
     }
@@ -149,6 +149,175 @@ describe('client commands', () => {
   });
 });
 
+describe('as a person types it', () => {
+  let card: { id: string; ref: string };
+  beforeAll(async () => {
+    const board = await t.api('POST', '/v1/boards', { body: { name: 'Typing', slug: 'typing', ref_prefix: 'TYP' } });
+    const me = (await t.api('GET', '/v1/me')).body.member;
+    card = (await t.api('POST', '/v1/cards', { body: { board: board.body.id, title: 'Typed', assignee_ids: [me.id] } })).body;
+  });
+
+  it('moves a card with the words Slack takes (wip, review, in-progress…)', async () => {
+    for (const [word, status] of [
+      ['wip', 'in_progress'],
+      ['review', 'in_review'],
+      ['In-Progress', 'in_progress'],
+      ['backlog', 'backlog'],
+    ]) {
+      const res = await tack(['cards', 'move', card.ref, word!, '--json']);
+      expect(res.code, `${word}: ${res.stderr}`).toBe(0);
+      expect(JSON.parse(res.stdout).workflow_status, word).toBe(status);
+    }
+    const listed = await tack(['cards', 'list', '--status', 'doing', '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout).data).toEqual([]);
+    const wrong = await tack(['cards', 'move', card.ref, 'sideways']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('Use one of backlog, in_progress, in_review, done (or todo, progress, doing');
+  });
+
+  it('takes union-typed options as plain words: --assignee me, --done true', async () => {
+    const mine = await tack(['cards', 'list', '--assignee', 'me', '--json']);
+    expect(mine.code, mine.stderr).toBe(0);
+    expect(JSON.parse(mine.stdout).data.map((c: { ref: string }) => c.ref)).toEqual([card.ref]);
+
+    const open = (await t.api('POST', '/v1/todos', { body: { title: 'still open' } })).body;
+    const closed = (await t.api('POST', '/v1/todos', { body: { title: 'finished' } })).body;
+    expect((await t.api('POST', `/v1/todos/${closed.id}/done`)).status).toBe(200);
+    const ids = async (args: string[]) => {
+      const res = await tack(['todos', 'list', ...args, '--json']);
+      expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(0);
+      return JSON.parse(res.stdout).data.map((x: { id: string }) => x.id);
+    };
+    expect(await ids(['--done', 'true'])).toEqual([closed.id]);
+    expect(await ids(['--done'])).toEqual([closed.id]);
+    expect(await ids(['--done', 'false'])).toEqual([open.id]);
+    expect(await ids(['--no-done'])).toEqual([open.id]);
+    expect((await tack(['todos', 'list', '--done', 'maybe'])).code).toBe(2);
+  });
+
+  it('says --no-<field> in help where the API says null', async () => {
+    const help = await tack(['cards', 'move', '--help']);
+    expect(help.stdout).toMatch(/--due-on <value>\s+--no-due-on clears it/);
+    expect(help.stdout).toMatch(/--milestone <value>\s+Milestone ref; --no-milestone takes the card out/);
+    expect(help.stdout).not.toMatch(/null clears|null takes/);
+  });
+
+  it('shows a new token with a line that says it is shown once', async () => {
+    const res = await tack(['tokens', 'create', '--name', 'shown once']);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/^token\s+tack_live_\S+$/m);
+    expect(res.stdout).toContain('The token is shown once: copy it now.');
+    const json = await tack(['tokens', 'create', '--name', 'shown once json', '--json']);
+    expect(JSON.parse(json.stdout).token).toMatch(/^tack_live_/);
+    expect(json.stderr).toContain('shown once: copy it now');
+    const list = await tack(['tokens', 'list']);
+    expect(list.stdout).not.toContain('shown once: copy');
+  });
+
+  it('has milestones status, and milestone status as its alias', async () => {
+    expect((await t.api('POST', '/v1/milestones', { body: { ref: 'TYP1', name: 'Typing sprint' } })).status).toBe(201);
+    const plural = await tack(['milestones', 'status', 'TYP1']);
+    expect(plural.code, plural.stderr).toBe(0);
+    expect(plural.stdout).toMatch(/^name\s+Typing sprint$/m);
+    const singular = await tack(['milestone', 'status', 'TYP1']);
+    expect(singular.code, singular.stderr).toBe(0);
+    expect(singular.stdout).toBe(plural.stdout);
+    const help = await tack(['--help']);
+    expect(help.stdout).toMatch(/^  milestones status <ref>\s/m);
+    expect(help.stdout).not.toMatch(/^  milestone\s/m);
+  });
+});
+
+describe('--json errors', () => {
+  it('prints the error envelope as one JSON line on stderr, nothing on stdout, with the usual exit code', async () => {
+    const missing = await tack(['tokens', 'revoke', 'tok_doesnotexist', '--json']);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toBe('');
+    expect(missing.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(JSON.parse(missing.stderr)).toEqual({
+      code: 'token_not_found',
+      http_status: 404,
+      user_message: 'No token with that identifier.',
+      request_id: expect.stringMatching(/^req_/),
+    });
+
+    const invalid = await tack(['tokens', 'create', '--name', 'late', '--expires-at', '2001-01-01T00:00:00Z', '--json']);
+    expect(invalid.code).toBe(1);
+    expect(JSON.parse(invalid.stderr)).toMatchObject({ code: 'validation_failed', http_status: 422, errors: [{ field: 'expires_at' }] });
+
+    const usage = await tack(['tokens', 'list', '--limit', 'many', '--json']);
+    expect(usage.code).toBe(2);
+    expect(usage.stdout).toBe('');
+    expect(JSON.parse(usage.stderr)).toMatchObject({ code: 'usage_error', http_status: 0, user_message: expect.stringContaining('limit') });
+
+    const noToken = await tack(['me', '--json'], { env: { TACK_TOKEN: undefined } });
+    expect(noToken.code).toBe(4);
+    expect(JSON.parse(noToken.stderr)).toMatchObject({ code: 'unauthorized', http_status: 0, user_message: expect.stringContaining('TACK_TOKEN') });
+
+    const unreachable = await tack(['me', '--json'], { env: { TACK_URL: 'http://127.0.0.1:1' } });
+    expect(unreachable.code).toBe(1);
+    expect(JSON.parse(unreachable.stderr)).toMatchObject({ code: 'unreachable', http_status: 0 });
+  });
+});
+
+describe('editing from the command line', () => {
+  /** `tack … --json`, which must succeed. */
+  async function json(args: string[]) {
+    const res = await tack([...args, '--json']);
+    expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(0);
+    return JSON.parse(res.stdout);
+  }
+
+  it('names the commands plainly and takes the milestone to change as an argument', async () => {
+    const help = await tack(['milestones', 'update', '--help']);
+    expect(help.stdout).toContain('Usage: tack milestones update [options] <milestone>');
+    expect(help.stdout).toMatch(/--ref <value>/);
+    expect(help.stdout).toContain('--no-ends-on');
+    expect(help.stdout).toContain('Calls PATCH /v1/milestones/{ref}');
+    for (const [group, verbs] of [['todos', ['update', 'delete']], ['milestones', ['get', 'update', 'delete']], ['boards', ['get', 'delete']], ['criteria', ['delete']], ['cards', ['moves']]] as const) {
+      const res = await tack([group, '--help']);
+      for (const verb of verbs) expect(res.stdout, `${group} ${verb}`).toMatch(new RegExp(`^  ${verb}\\b`, 'm'));
+    }
+  });
+
+  it('creates, corrects, reorders and deletes every kind of thing', async () => {
+    expect(await json(['boards', 'create', '--name', 'CLI board', '--slug', 'cli', '--ref-prefix', 'CLI'])).toMatchObject({ slug: 'cli' });
+    expect(await json(['boards', 'get', 'cli'])).toMatchObject({ name: 'CLI board', ref_prefix: 'CLI' });
+    await json(['milestones', 'create', '--ref', 'CL1', '--name', 'Sprnt', '--ends-on', '2026-09-30']);
+    expect(await json(['milestones', 'update', 'cl1', '--ref', 'CL2', '--name', 'Sprint', '--no-ends-on'])).toMatchObject({ ref: 'CL2', name: 'Sprint', ends_on: null });
+    expect(await json(['milestones', 'get', 'CL2'])).toMatchObject({ ref: 'CL2' });
+    const card = await json(['cards', 'create', '--board', 'cli', '--title', 'From the CLI', '--criteria', 'a,b,c', '--milestone', 'CL2']);
+    expect((await json(['cards', 'list', '--milestone', 'CL2'])).data.map((c: { id: string }) => c.id)).toEqual([card.id]);
+
+    const criteria = (await json(['criteria', 'list', card.ref])).data;
+    expect(await json(['criteria', 'update', card.ref, criteria[2].id, '--position', '0'])).toMatchObject({ title: 'c', position: 0 });
+    const removed = await tack(['criteria', 'delete', card.ref, criteria[0].id]);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect((await json(['criteria', 'list', card.ref])).data.map((c: { title: string }) => c.title)).toEqual(['c', 'b']);
+
+    const moves = await tack(['cards', 'moves', card.ref]);
+    expect(moves.code, moves.stderr).toBe(0);
+    expect(moves.stdout).toMatch(/^WORKFLOW_STATUS\s+ALLOWED\s+CODE/);
+    expect(moves.stdout).toMatch(/^done\s+yes/m);
+
+    const todo = await json(['todos', 'add', 'Fix teh typo', '--due-on', '2026-09-01']);
+    expect(await json(['todos', 'update', todo.id, '--title', 'Fix the typo', '--no-due-on', '--priority', 'high'])).toMatchObject({ title: 'Fix the typo', due_on: null, priority: 'high' });
+    expect((await tack(['todos', 'delete', todo.id])).stdout).toBe('Done.\n');
+
+    const notEmpty = await tack(['boards', 'delete', 'cli']);
+    expect(notEmpty.code).toBe(1);
+    expect(notEmpty.stderr).toContain('(board_not_empty)');
+    for (const args of [['milestones', 'delete', 'CL2'], ['cards', 'delete', card.ref], ['boards', 'delete', 'cli']]) {
+      const res = await tack(args);
+      expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(0);
+    }
+    const gone = await tack(['boards', 'get', 'cli']);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toContain('(board_not_found)');
+  });
+});
+
 describe('exit codes and errors', () => {
   it('exits 1 on a 404 and prints user_message and request_id, never a stack', async () => {
     const res = await tack(['tokens', 'revoke', 'tok_doesnotexist']);
@@ -190,10 +359,11 @@ describe('exit codes and errors', () => {
     const none = await tack(['me'], { env: { TACK_TOKEN: undefined } });
     expect(none.code).toBe(4);
     expect(none.stderr).toContain('no token');
+    // `tack mcp` takes TACK_TOKEN only (contract section 7): without it, a usage error naming it.
     const mcp = await tack(['mcp'], { env: { TACK_TOKEN: undefined } });
-    expect(mcp.code).toBe(4);
+    expect(mcp.code).toBe(2);
     expect(mcp.stdout).toBe('');
-    expect(mcp.stderr).toContain('no token');
+    expect(mcp.stderr).toContain('TACK_TOKEN');
   });
 
   it('exits 1 with a plain message when the server cannot be reached', async () => {

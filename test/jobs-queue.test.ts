@@ -59,13 +59,18 @@ describe('BullMQ workers', () => {
       for (let i = 0; i < 2; i++) workers.push(await startWorker(workerConfig(), { prefix: p, everyMs: 200, log, clock: () => now }));
       expect(workers.map((w) => w.jobs.mode)).toEqual(['bullmq', 'bullmq']);
       await eventually(() => todos.every((x) => remindersPerTodo(fake.calls).get(x.id) === 1), 15_000, 'all 20 reminders');
-      // A few more scheduled runs: nothing more goes out.
-      await new Promise((resolve) => setTimeout(resolve, 800));
-      const counts = remindersPerTodo(fake.calls);
-      expect(todos.map((x) => counts.get(x.id))).toEqual(todos.map(() => 1));
 
       const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
       try {
+        // A few more scheduled runs, counted as BullMQ records them: nothing more goes out.
+        const reminders = new Queue('todo-reminders', { connection: redis, prefix: p });
+        const completed = async () => (await reminders.getJobCounts('completed')).completed ?? 0;
+        const runsSoFar = await completed();
+        await eventually(async () => (await completed()) >= runsSoFar + 3, 15_000, 'three more scheduled runs');
+        await reminders.close();
+        const counts = remindersPerTodo(fake.calls);
+        expect(todos.map((x) => counts.get(x.id))).toEqual(todos.map(() => 1));
+
         for (const name of JOB_NAMES) {
           const queue = new Queue(name, { connection: redis, prefix: p });
           const schedulers = await queue.getJobSchedulers();
@@ -91,17 +96,25 @@ describe('BullMQ workers', () => {
       return fake.answerAsSlack(call);
     });
     const worker = await startWorker(workerConfig(), { prefix: prefix(), everyMs: 200, log, clock: () => now });
+    // What happened in which order: the run's post and record, and the end of close().
+    const order: string[] = [];
+    fake.handle('chat.postMessage', (call) => {
+      order.push('posted');
+      return fake.answerAsSlack(call);
+    });
     try {
       await fake.waitFor((c) => c.method === 'conversations.open' && c.body.users === 'U0UMA', 10_000);
-      const closed = worker.close();
-      let finished = false;
-      void closed.then(() => (finished = true));
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(finished).toBe(false);
+      const closed = worker.close().then(() => void order.push('closed'));
       release();
       await closed;
+      // The run was let go only once close() had begun; it still posted before close() ended,
+      // and its record reached the database (closed by close() after the run).
+      expect(order).toEqual(['posted', 'closed']);
       expect(remindersPerTodo(fake.calls).get(todo.id)).toBe(1);
+      const row = await t.server.db.db.selectFrom('slack_posts').select('state').where('subject_id', '=', todo.id).executeTakeFirstOrThrow();
+      expect(row.state).toBe('sent');
     } finally {
+      fake.handle('chat.postMessage', (call) => fake.answerAsSlack(call));
       release();
       await worker.close();
     }
@@ -138,10 +151,10 @@ describe('tack serve runs the jobs itself', () => {
     try {
       expect(quiet.server.jobs).toBeUndefined();
       const todo = await addTodo(t, uma, { title: 'Nobody sweeps', due_on: '2026-03-16' });
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      expect(remindersPerTodo(fake.calls).get(todo.id)).toBeUndefined();
-      // runJob still works there.
+      // No timer and no worker (jobs is undefined above); runJob still works there, and it is
+      // the one that sends the reminder: nothing had claimed it before.
       expect((await quiet.api('POST', '/v1/jobs/todo-reminders/run', { token: t.token })).body).toMatchObject({ sent: 1 });
+      expect(remindersPerTodo(fake.calls).get(todo.id)).toBe(1);
     } finally {
       await quiet.close();
     }

@@ -46,30 +46,41 @@ describe('a Redis outage', () => {
     const before = await addTodo(t, uma, { title: 'Before the outage', due_on: '2026-03-18' });
     await eventually(() => remindersPerTodo(fake.calls).get(before.id) === 1, 15_000, 'the first reminder');
 
+    const seen = lines.length;
     await redis.stop();
     for (let i = 0; i < 5; i++) {
       const me = await t.api('GET', '/v1/me');
       expect(me.status).toBe(200);
       expect(me.headers.get('ratelimit-limit')).toBe('100000');
     }
+    // When each reminder went out, to tell a run during the outage from one after it.
+    const postedAt = new Map<string, number>();
+    fake.handle('chat.postMessage', (call) => {
+      postedAt.set(String(call.body.metadata?.event_payload?.todo_id), Date.now());
+      return fake.answerAsSlack(call);
+    });
     const during = await addTodo(t, uma, { title: 'During the outage', due_on: '2026-03-18' });
     const degraded = await t.api('GET', '/readyz', { token: null });
     expect([degraded.status, degraded.body.status]).toEqual([200, 'degraded']);
     expect(lines.some((l) => l.includes("rate limits fall back to this process's memory"))).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await eventually(() => lines.slice(seen).some((l) => l.includes('jobs: Redis connection error')), 10_000, 'the jobs to notice Redis is gone');
     expect(remindersPerTodo(fake.calls).get(during.id)).toBeUndefined();
 
     // Back, and empty (nothing was saved): the schedulers are upserted again on reconnect.
+    const returned = Date.now();
     await redis.start();
     await eventually(() => remindersPerTodo(fake.calls).get(during.id) === 1, 30_000, 'the reminder after Redis returned');
     await eventually(async () => (await t.api('GET', '/readyz', { token: null })).body?.status === 'ready', 10_000, 'readyz');
     expect(remindersPerTodo(fake.calls).get(before.id)).toBe(1);
+    // Sent by a run after Redis returned, not during the outage.
+    expect(postedAt.get(during.id)).toBeGreaterThanOrEqual(returned);
     expect(lines.some((l) => l.includes('jobs: Redis connection restored'))).toBe(true);
   });
 
   it('does not hold up shutdown while Redis is down', async () => {
+    const seen = lines.length;
     await redis.stop();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await eventually(() => lines.slice(seen).some((l) => l.includes('jobs: Redis connection error')), 10_000, 'the jobs to notice Redis is gone');
     const started = Date.now();
     await t.close();
     expect(Date.now() - started).toBeLessThan(10_000);

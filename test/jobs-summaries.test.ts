@@ -112,4 +112,20 @@ describe('milestone summaries', () => {
     // A viewer may read the status: their subscription is posted.
     expect(summaries(fake.calls, 'C0VIEWER')).toHaveLength(1);
   });
+
+  it('follow a milestone to its new ref, and stop once it is deleted', async () => {
+    await t.api('POST', '/v1/milestones', { body: { ref: 'R2', name: 'Renamed' } });
+    await subscribe('R2', 'C0RENAMED', 'daily', 'UTC');
+    expect((await t.api('PATCH', '/v1/milestones/R2', { body: { ref: 'R3' } })).status).toBe(200);
+    now = new Date('2026-04-03T10:00:00Z');
+    const before = await sweep();
+    const [post] = summaries(fake.calls, 'C0RENAMED');
+    expect(post!.body.text).toMatch(/^R3 Renamed: /);
+    expect((await t.api('DELETE', '/v1/milestones/R3')).status).toBe(204);
+    now = new Date('2026-04-04T10:00:00Z');
+    const result = await sweep();
+    expect(summaries(fake.calls, 'C0RENAMED')).toHaveLength(1);
+    // Not even tried: the subscription ended with the milestone (the others skip as before).
+    expect(result.skipped).toBe(before.skipped);
+  });
 });

@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../src/operations/index.js';
 import { BUILD_TIMEOUT_MS, ensureCliBuilt } from './helpers/build-cli.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
-import { TACK_BIN } from './helpers/tack.js';
+import { recordingProxy, type RecordingProxy } from './helpers/recording-proxy.js';
+import { runTack, TACK_BIN } from './helpers/tack.js';
 
 let t: TestServer;
 let home: string;
@@ -38,18 +40,29 @@ async function httpClient(token: string): Promise<Client> {
 }
 
 /** `tack mcp` spawned from the built binary, as an MCP client configuration would run it. */
-async function stdioClient(token: string): Promise<Client> {
+async function stdioClient(token: string, url = t.url): Promise<Client> {
   const client = new Client({ name: 'tack-test', version: '1.0.0' });
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
       args: [TACK_BIN, 'mcp'],
-      env: { PATH: process.env.PATH ?? '', HOME: home, XDG_CONFIG_HOME: home, TACK_URL: t.url, TACK_TOKEN: token },
+      env: { PATH: process.env.PATH ?? '', HOME: home, XDG_CONFIG_HOME: home, TACK_URL: url, TACK_TOKEN: token },
       stderr: 'pipe',
     }),
   );
   clients.push(client);
   return client;
+}
+
+async function tokenNames(): Promise<string[]> {
+  const names: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const res = await t.api('GET', `/v1/tokens?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    names.push(...res.body.data.map((tk: { name: string }) => tk.name));
+    cursor = res.body.next_cursor;
+  } while (cursor);
+  return names;
 }
 
 const transports = [
@@ -81,7 +94,9 @@ describe('tools', () => {
         destructiveHint: op.destructive,
         idempotentHint: op.idempotent,
       });
-      expect(Object.keys(tool.inputSchema.properties ?? {}).sort()).toEqual(Object.keys(op.input.shape).sort());
+      const argumentNames = [...Object.keys(op.input.shape), ...(op.readOnly ? [] : ['idempotency_key'])];
+      expect(Object.keys(tool.inputSchema.properties ?? {}).sort(), op.name).toEqual(argumentNames.sort());
+      expect(tool.inputSchema.additionalProperties, op.name).toBe(false);
       expect(tool.outputSchema !== undefined).toBe(op.output !== undefined);
       expect(tool.description).toContain(op.path);
     }
@@ -187,6 +202,193 @@ describe.each(transports)('over %s', (_name, connect) => {
     const moved = (await human.callTool({ name: 'moveCard', arguments: { id: card.body.id, workflow_status: 'done' } })) as CallToolResult;
     expect(moved.isError).toBeFalsy();
     expect((moved.structuredContent as { workflow_status: string }).workflow_status).toBe('done');
+  });
+});
+
+describe.each(transports)('arguments over %s', (_name, connect) => {
+  it('refuses an argument the tool does not take with unknown_field, naming those it does, and does nothing', async () => {
+    const client = await connect(t.token);
+    const name = `unknown argument ${_name}`;
+    const result = (await client.callTool({ name: 'createToken', arguments: { name, scopes: ['read'], scope: 'write' } })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(result._meta?.['tack/error']).toMatchObject({
+      code: 'validation_failed',
+      http_status: 422,
+      errors: [{ field: 'scope', code: 'unknown_field', message: 'is not an argument of createToken; it takes name, scopes, agent, member_id, expires_at, idempotency_key' }],
+    });
+    expect(await tokenNames()).not.toContain(name);
+
+    // An agent that guesses `status` for `workflow_status` is told so, not "success".
+    const slug = `args-${_name.replace(/\W+/g, '-').toLowerCase()}`;
+    const board = await t.api('POST', '/v1/boards', { body: { name: `Args ${_name}`, slug, ref_prefix: _name === 'stdio' ? 'AS' : 'AH' } });
+    const card = await t.api('POST', '/v1/cards', { body: { board: board.body.id, title: 'Guess' } });
+    const guessed = (await client.callTool({ name: 'moveCard', arguments: { id: card.body.id, status: 'done' } })) as CallToolResult;
+    expect(guessed.isError).toBe(true);
+    expect(errorText(guessed)).toContain('- status: is not an argument of moveCard; it takes id, workflow_status');
+    expect((await t.api('GET', `/v1/cards/${card.body.id}`)).body.workflow_status).toBe('backlog');
+
+    const read = (await client.callTool({ name: 'getMe', arguments: { idempotency_key: 'k1' } })) as CallToolResult;
+    expect(read._meta?.['tack/error']).toMatchObject({ errors: [{ field: 'idempotency_key', code: 'unknown_field' }] });
+  });
+
+  it('applies a write once when it is retried with the same idempotency_key, and says the answer is a replay', async () => {
+    const client = await connect(t.token);
+    const args = { name: `retried ${_name}`, scopes: ['read'], idempotency_key: `mcp-${randomUUID()}` };
+    const first = (await client.callTool({ name: 'createToken', arguments: args })) as CallToolResult;
+    const retry = (await client.callTool({ name: 'createToken', arguments: args })) as CallToolResult;
+    expect(first.isError).toBeFalsy();
+    expect(retry.isError).toBeFalsy();
+    expect(retry.structuredContent).toEqual(first.structuredContent);
+    expect(first._meta?.['tack/idempotent-replayed']).toBeUndefined();
+    expect(retry._meta?.['tack/idempotent-replayed']).toBe(true);
+    expect((await tokenNames()).filter((n) => n === args.name)).toHaveLength(1);
+
+    // The key means what the Idempotency-Key header means: another request under it is refused.
+    const other = (await client.callTool({ name: 'createToken', arguments: { ...args, name: `other ${_name}` } })) as CallToolResult;
+    expect(other.isError).toBe(true);
+    expect(text(other)).toMatch(/^idempotency_key_reused: /);
+    expect(await tokenNames()).not.toContain(`other ${_name}`);
+
+    // Without a key, two calls are two writes.
+    const plain = { name: `unkeyed ${_name}`, scopes: ['read'] };
+    await client.callTool({ name: 'createToken', arguments: plain });
+    await client.callTool({ name: 'createToken', arguments: plain });
+    expect((await tokenNames()).filter((n) => n === plain.name)).toHaveLength(2);
+
+    const bad = (await client.callTool({ name: 'createToken', arguments: { ...plain, idempotency_key: 'has space' } })) as CallToolResult;
+    expect(bad._meta?.['tack/error']).toMatchObject({ errors: [{ field: 'idempotency_key', code: 'invalid' }] });
+    expect((await tokenNames()).filter((n) => n === plain.name)).toHaveLength(2);
+  });
+});
+
+describe('tack mcp (stdio)', () => {
+  let proxy: RecordingProxy | undefined;
+  afterAll(async () => proxy?.close());
+
+  it('acts with TACK_TOKEN only: with a stored login and no TACK_TOKEN it exits 2 naming TACK_TOKEN and calls nothing', async () => {
+    proxy = await recordingProxy(t.url);
+    const config = mkdtempSync(join(tmpdir(), 'tack-mcp-login-'));
+    try {
+      const env = { HOME: config, XDG_CONFIG_HOME: config, TACK_URL: proxy.url };
+      const login = await runTack(['login'], { env, input: `${t.token}\n` });
+      expect(login.code, login.stderr).toBe(0);
+      const before = proxy.requests.length;
+      expect(before).toBeGreaterThan(0);
+
+      const mcp = await runTack(['mcp'], { env });
+      expect(mcp.code).toBe(2);
+      expect(mcp.stdout).toBe('');
+      expect(mcp.stderr).toContain('TACK_TOKEN');
+      expect(mcp.stderr).toContain('tack login');
+      expect(proxy.requests.length).toBe(before);
+      // The same with TACK_URL unset: the stored login's server is not called either.
+      const bare = await runTack(['mcp'], { env: { HOME: config, XDG_CONFIG_HOME: config } });
+      expect(bare.code).toBe(2);
+      expect(proxy.requests.length).toBe(before);
+    } finally {
+      rmSync(config, { recursive: true, force: true });
+    }
+  });
+
+  it('says on stderr which member it acts as and whether the token is an agent token', async () => {
+    const stderrOf = async (token: string) => {
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [TACK_BIN, 'mcp'],
+        env: { PATH: process.env.PATH ?? '', HOME: home, XDG_CONFIG_HOME: home, TACK_URL: t.url, TACK_TOKEN: token },
+        stderr: 'pipe',
+      });
+      let err = '';
+      transport.stderr!.on('data', (d: Buffer) => (err += d.toString('utf8')));
+      const client = new Client({ name: 'tack-test', version: '1.0.0' });
+      await client.connect(transport);
+      await client.listTools();
+      await client.close();
+      return err;
+    };
+    const me = (await t.api('GET', '/v1/me')).body;
+    const human = await stderrOf(t.token);
+    expect(human).toContain(`acting as ${me.member.name} (${me.member.id}, owner)`);
+    expect(human).toContain('NOT an agent token');
+    const bot = await stderrOf(agent);
+    expect(bot).toContain(`acting as ${me.member.name}`);
+    expect(bot).toMatch(/with an agent token/);
+  });
+
+  it('exits 4 with the reason when the server refuses TACK_TOKEN', async () => {
+    const res = await runTack(['mcp'], { env: { HOME: home, XDG_CONFIG_HOME: home, TACK_URL: t.url, TACK_TOKEN: 'tack_live_not_a_real_token' } });
+    expect(res.code).toBe(4);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toMatch(/^tack: .*unauthorized/);
+  });
+
+  it('sends one Idempotency-Key per tool call and reuses it when it retries a lost answer', async () => {
+    proxy ??= await recordingProxy(t.url);
+    const client = await stdioClient(t.token, proxy.url);
+    // The server applies the first POST, then the connection drops before the answer arrives.
+    proxy.dropNextAnswer((r) => r.method === 'POST' && r.url === '/v1/tokens');
+    const name = `lost answer ${randomUUID()}`;
+    const result = (await client.callTool({ name: 'createToken', arguments: { name, scopes: ['read'] } })) as CallToolResult;
+    expect(result.isError, text(result)).toBeFalsy();
+    expect(result._meta?.['tack/idempotent-replayed']).toBe(true);
+    const posts = proxy.requests.filter((r) => r.method === 'POST' && r.url === '/v1/tokens');
+    expect(posts).toHaveLength(2);
+    expect(posts[0]!.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
+    expect(posts[1]!.idempotencyKey).toBe(posts[0]!.idempotencyKey);
+    expect((await tokenNames()).filter((n) => n === name)).toHaveLength(1);
+
+    // The next call gets a key of its own; a caller's idempotency_key is sent as the header.
+    await client.callTool({ name: 'createToken', arguments: { name: `${name} 2`, scopes: ['read'], idempotency_key: 'caller-key-1' } });
+    const later = proxy.requests.filter((r) => r.method === 'POST' && r.url === '/v1/tokens').slice(2);
+    expect(later.map((r) => r.idempotencyKey)).toEqual(['caller-key-1']);
+  });
+});
+
+describe.each(transports)('editing over %s', (_name, connect) => {
+  const call = async (client: Client, name: string, args: Record<string, unknown>) => {
+    const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+    expect(result.isError, `${name}: ${text(result)}`).toBeFalsy();
+    return result.structuredContent as any;
+  };
+  const tag = _name === 'stdio' ? 'S' : 'H';
+
+  it('renames a milestone: the path key arrives as `milestone`, the new ref as `ref`; then deletes it', async () => {
+    const client = await connect(t.token);
+    await t.api('POST', '/v1/milestones', { body: { ref: `ED${tag}1`, name: 'Old name' } });
+    const renamed = await call(client, 'updateMilestone', { milestone: `ed${tag}1`, ref: `ED${tag}2`, name: 'New name', ends_on: null });
+    expect(renamed).toMatchObject({ ref: `ED${tag}2`, name: 'New name', ends_on: null });
+    expect(await call(client, 'getMilestone', { ref: `ED${tag}2` })).toEqual(renamed);
+    const fieldsOf = async (args: Record<string, unknown>) => {
+      const bad = (await client.callTool({ name: 'updateMilestone', arguments: args })) as CallToolResult;
+      expect(bad.isError).toBe(true);
+      return (bad._meta?.['tack/error'] as { errors: { field: string }[] }).errors.map((e) => e.field);
+    };
+    expect(await fieldsOf({ milestone: '', name: 'x' })).toEqual(['milestone']);
+    expect(await fieldsOf({ milestone: `ED${tag}2`, ref: 'no spaces allowed' })).toEqual(['ref']);
+    const gone = (await client.callTool({ name: 'deleteMilestone', arguments: { ref: `ED${tag}2` } })) as CallToolResult;
+    expect(gone.isError).toBeFalsy();
+    expect((await t.api('GET', `/v1/milestones/ED${tag}2`)).status).toBe(404);
+  });
+
+  it('shows an agent the gate with listCardMoves, reorders and deletes criteria, corrects and deletes a todo', async () => {
+    const board = await t.api('POST', '/v1/boards', { body: { name: `Edit ${_name}`, slug: `edit-${tag.toLowerCase()}`, ref_prefix: `ED${tag}`, gated: true } });
+    const card = (await t.api('POST', '/v1/cards', { body: { board: board.body.id, title: 'Edit me', criteria: ['a', 'b', 'c'] } })).body;
+    const moves = await call(await connect(agent), 'listCardMoves', { id: card.ref });
+    expect(moves.data.filter((m: { allowed: boolean }) => !m.allowed)).toEqual([{ workflow_status: 'done', allowed: false, code: 'gated_move_requires_human' }]);
+
+    const client = await connect(t.token);
+    const listed = await call(client, 'listCriteria', { id: card.ref });
+    const moved = await call(client, 'updateCriterion', { id: card.ref, criterion_id: listed.data[2].id, position: 0 });
+    expect(moved).toMatchObject({ title: 'c', position: 0 });
+    const deleted = (await client.callTool({ name: 'deleteCriterion', arguments: { id: card.id, criterion_id: listed.data[0].id } })) as CallToolResult;
+    expect(deleted.isError).toBeFalsy();
+    expect((await call(client, 'listCriteria', { id: card.id })).data.map((c: { title: string }) => c.title)).toEqual(['c', 'b']);
+
+    const todo = (await t.api('POST', '/v1/todos', { body: { title: 'Typo', due_on: '2026-01-01' } })).body;
+    expect(await call(client, 'updateTodo', { id: todo.id, title: 'Fixed', due_on: null })).toMatchObject({ title: 'Fixed', due_on: null });
+    expect(((await client.callTool({ name: 'deleteTodo', arguments: { id: todo.id } })) as CallToolResult).isError).toBeFalsy();
+    const again = (await client.callTool({ name: 'deleteTodo', arguments: { id: todo.id } })) as CallToolResult;
+    expect(text(again)).toMatch(/^todo_not_found: /);
   });
 });
 

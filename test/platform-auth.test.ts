@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateToken } from '../src/domain/token-format.js';
+import { expectEnvelope } from './helpers/envelope.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let t: TestServer;
+// The server's clock: real time plus an offset a test may move (token expiry).
+let offsetMs = 0;
 beforeAll(async () => {
-  t = await startTestServer();
+  t = await startTestServer({}, { clock: () => new Date(Date.now() + offsetMs) });
 });
 afterAll(async () => t?.close());
 
@@ -88,13 +91,23 @@ describe('authentication', () => {
     expect(denied.status).toBe(403);
   });
 
-  it('rejects an expired token', async () => {
-    const soon = new Date(Date.now() + 1500).toISOString();
-    const tok = await t.api('POST', '/v1/tokens', { body: { name: 'brief', scopes: ['read'], expires_at: soon } });
-    expect(tok.status).toBe(201);
-    expect((await t.api('GET', '/v1/me', { token: tok.body.token })).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 1700));
-    expect((await t.api('GET', '/v1/me', { token: tok.body.token })).status).toBe(401);
+  it('rejects a token from its expiry on, cached or not, for reads and writes', async () => {
+    // Within the auth cache's minute: the cached principal itself must expire.
+    const soon = new Date(Date.now() + 30_000).toISOString();
+    const used = await t.api('POST', '/v1/tokens', { body: { name: 'used', scopes: ['read', 'write'], expires_at: soon } });
+    const unused = await t.api('POST', '/v1/tokens', { body: { name: 'unused', scopes: ['read'], expires_at: soon } });
+    expect([used.status, unused.status]).toEqual([201, 201]);
+    expect((await t.api('GET', '/v1/me', { token: used.body.token })).status).toBe(200);
+    try {
+      offsetMs = 25_000;
+      expect((await t.api('GET', '/v1/me', { token: used.body.token })).status).toBe(200);
+      offsetMs = 31_000;
+      expectEnvelope(await t.api('GET', '/v1/me', { token: used.body.token }), 401, 'unauthorized');
+      expectEnvelope(await t.api('POST', '/v1/todos', { token: used.body.token, body: { title: 'too late' } }), 401, 'unauthorized');
+      expectEnvelope(await t.api('GET', '/v1/me', { token: unused.body.token }), 401, 'unauthorized');
+    } finally {
+      offsetMs = 0;
+    }
   });
 
   it('keeps a new token\'s secret out of the idempotency records, yet replays it to its caller', async () => {

@@ -117,6 +117,30 @@ describe('/milestone', () => {
     expect((await run('/milestone', 'm3 unsubscribe', USER, 'C0CASE')).body.text).toBe("This channel no longer gets m3's status.");
     expect(await db().selectFrom('slack_subscriptions').selectAll().where('channel_id', '=', 'C0CASE').execute()).toEqual([]);
   });
+
+  it('posts the confirmation in the channel as the bot, which proves it may post there', async () => {
+    await run('/milestone', 'M3 subscribe', USER, 'C0BOTOK');
+    const posts = fake.callsTo('chat.postMessage').filter((c) => c.body.channel === 'C0BOTOK');
+    expect(posts).toHaveLength(1);
+    expect(posts[0]!.authorization).toBe('Bearer xoxb-test');
+    expect(posts[0]!.body.text).toContain("subscribed this channel to M3's status, weekly at 09:00");
+  });
+
+  for (const error of ['not_in_channel', 'channel_not_found', 'is_archived']) {
+    it(`refuses a channel the bot cannot post to (${error}): "invite @tack first", and stores nothing`, async () => {
+      const channel = `C0NO${error.slice(0, 6).replace(/_/g, '').toUpperCase()}`;
+      fake.handle('chat.postMessage', (call) => (call.body.channel === channel ? { body: { ok: false, error } } : fake.answerAsSlack(call)));
+      try {
+        const reply = await run('/milestone', 'M3 subscribe daily', USER, channel);
+        expect(reply.body.response_type).toBe('ephemeral');
+        expect(reply.body.text).toContain('so it is not subscribed. Invite @tack first');
+        expect(reply.body.text).toContain(error);
+      } finally {
+        fake.handle('chat.postMessage', (call) => fake.answerAsSlack(call));
+      }
+      expect(await db().selectFrom('slack_subscriptions').selectAll().where('channel_id', '=', channel).execute()).toEqual([]);
+    });
+  }
 });
 
 describe('/todo and the Done button', () => {
@@ -231,6 +255,8 @@ describe('/todo and the Done button', () => {
     expect(reply.body.replace_original).toBe(true);
     expect(reply.body.blocks[0].block_id).toBe('head');
     expect(JSON.stringify(reply.body.blocks[1])).toContain('~Call Bo~ done');
+    // A replaced block gets a new block_id, as Slack asks.
+    expect(reply.body.blocks[1].block_id).not.toBe(`todo:${created.body.id}`);
     expect(buttons(reply.body.blocks)).toEqual([]);
     const done = await t.api('GET', '/v1/todos?done=true');
     expect(done.body.data.map((x: { id: string }) => x.id)).toContain(created.body.id);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseCardCommand, parseWorkflowStatus } from '../commands/card.js';
+import { parseCardCommand } from '../commands/card.js';
+import { parseWorkflowStatus } from '../src/domain/vocabulary.js';
 import { parseMilestoneCommand } from '../commands/milestone.js';
 import { parseSnippetCommand } from '../commands/snippet.js';
 import { parseTodoCommand, resolveDue } from '../commands/todo.js';

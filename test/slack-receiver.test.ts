@@ -2,7 +2,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { operations } from '../src/operations/index.js';
 import { startFakeSlack, type FakeSlack, type RecordedCall } from './helpers/fake-slack.js';
+import { captureLog, type CapturedLog } from './helpers/jobs.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { spawnTack } from './helpers/spawn.js';
 import { blockActionsBody, commandBody, sign, slackClient } from './helpers/slack-request.js';
 
 const SECRET = '8f742231b10e8888abcd99yyyzzz85a5';
@@ -82,7 +84,7 @@ describe('POST /slack/events: authenticity', () => {
     const response_url = fake.responseUrl();
     const res = await slack.command({ command: '/milestone', text: 'help', response_url }, { timestamp: Math.floor(Date.now() / 1000) - 280 });
     expect(res.status).toBe(200);
-    expect((await replyTo(response_url)).body.text).toContain('/milestone <ref> subscribe');
+    expect((await replyTo(response_url)).body.text).toContain('/milestone &lt;ref&gt; subscribe');
   });
 
   it('answers url_verification with the challenge', async () => {
@@ -128,38 +130,6 @@ describe('slash commands', () => {
     expect(rows[0]).toMatchObject({ milestone_ref: 'M3', cadence: 'weekly', tz: 'Europe/Lisbon', created_by: ownerId, last_sent_period: null });
   });
 
-  it('acts once on a retried delivery (X-Slack-Retry-Num), and again on a new invocation', async () => {
-    const response_url = fake.responseUrl();
-    const body = commandBody({ command: '/milestone', text: 'M3 subscribe daily', response_url, channel_id: 'C0RETRY' });
-    expect((await slack.form(body)).status).toBe(200);
-    await replyTo(response_url);
-    const retry = await slack.form(body, { headers: { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' } });
-    expect(retry.status).toBe(200);
-    const again = await slack.form(body, { headers: { 'x-slack-retry-num': '2', 'x-slack-retry-reason': 'http_timeout' } });
-    expect(again.status).toBe(200);
-    await sleep(300);
-    const path = new URL(response_url).pathname;
-    expect(fake.calls.filter((c) => c.path === path)).toHaveLength(1);
-    const rows = (await subscriptions()).filter((s) => s.channel_id === 'C0RETRY');
-    expect(rows).toHaveLength(1);
-    expect(rows[0]!.cadence).toBe('daily');
-
-    // A new invocation of the same command (a new trigger) does act: it switches the cadence.
-    const next = fake.responseUrl();
-    await slack.command({ command: '/milestone', text: 'M3 subscribe weekly', response_url: next, channel_id: 'C0RETRY' });
-    expect((await replyTo(next)).body.text).toContain('Updated');
-    expect((await subscriptions()).filter((s) => s.channel_id === 'C0RETRY').map((s) => s.cadence)).toEqual(['weekly']);
-  });
-
-  it('remembers deliveries in the database, not in memory', async () => {
-    const response_url = fake.responseUrl();
-    const body = commandBody({ command: '/milestone', text: 'M3 subscribe', response_url, channel_id: 'C0STORED' });
-    await slack.form(body);
-    await replyTo(response_url);
-    const stored = (await deliveries()).filter((d) => d.kind === 'command');
-    expect(stored.length).toBeGreaterThan(0);
-  });
-
   it('unsubscribes, and says so when there is nothing to unsubscribe', async () => {
     const first = fake.responseUrl();
     await slack.command({ command: '/milestone', text: 'M5 subscribe', response_url: first, channel_id: 'C0UNSUB' });
@@ -177,13 +147,13 @@ describe('slash commands', () => {
 
   it('answers a bad command with its usage, ephemeral, and does nothing', async () => {
     const cases = [
-      { command: '/milestone', text: '', expect: '/milestone <ref> subscribe' },
+      { command: '/milestone', text: '', expect: '/milestone &lt;ref&gt; subscribe' },
       { command: '/milestone', text: 'M3 subscribe hourly', expect: 'Choose daily or weekly.' },
       { command: '/todo', text: 'add', expect: 'A todo needs a title.' },
       { command: '/todo', text: 'add pay rent due:someday', expect: 'due:YYYY-MM-DD' },
-      { command: '/todo', text: 'frobnicate', expect: '/todo done <id>' },
+      { command: '/todo', text: 'frobnicate', expect: '/todo done &lt;id&gt;' },
       { command: '/card', text: 'ENG-1 move sideways', expect: 'is not a status' },
-      { command: '/snippet', text: '', expect: '/snippet <slug or id>' },
+      { command: '/snippet', text: '', expect: '/snippet &lt;slug or id&gt;' },
     ];
     const subsBefore = (await subscriptions()).length;
     for (const c of cases) {
@@ -296,21 +266,85 @@ describe('interactivity', () => {
     expect(reply.body).toMatchObject({ response_type: 'ephemeral', replace_original: false });
     expect(reply.body.text).toContain('not linked');
   });
-
-  it('acts once on a retried click', async () => {
-    const response_url = fake.responseUrl();
-    const click = { action_id: 'todo_done', value: 'todo_abc', response_url, user_id: 'U0CLICK2' };
-    const body = blockActionsBody(click);
-    await slack.form(body);
-    await replyTo(response_url);
-    await slack.form(body, { headers: { 'x-slack-retry-num': '1' } });
-    await sleep(300);
-    expect(fake.calls.filter((c) => c.path === new URL(response_url).pathname)).toHaveLength(1);
-  });
 });
 
-describe('events', () => {
-  it('acks an event callback and records it once, whatever the retries', async () => {
+describe('retried deliveries', () => {
+  // Each check runs on a server of its own over the test's database, and closes it before
+  // looking: closing waits for the work every delivery started, so "it did not act" is
+  // known, not waited for.
+  const serve = (log?: CapturedLog) =>
+    startTestServer(
+      { SLACK_SIGNING_SECRET: SECRET, SLACK_BOT_TOKEN: 'xoxb-test', SLACK_API_URL: fake.apiUrl, DATABASE_URL: t.database!.url },
+      log ? { log: log.log } : {},
+    );
+  const todosTitled = async (title: string) =>
+    ((await t.api('GET', '/v1/todos?limit=100')).body.data as { id: string; title: string }[]).filter((x) => x.title === title);
+  const repliesTo = (url: string) => fake.calls.filter((c) => c.path === new URL(url).pathname);
+  const retry = (n: number) => ({ headers: { 'x-slack-retry-num': String(n), 'x-slack-retry-reason': 'http_timeout' } });
+
+  it('acts once on a retried command (X-Slack-Retry-Num), and again on a new invocation', async () => {
+    const response_url = fake.responseUrl();
+    const body = commandBody({ command: '/todo', text: 'add Retried once', response_url, user_id: LINKED });
+    const app = await serve();
+    try {
+      const client = slackClient(app.url, SECRET);
+      expect((await client.form(body)).status).toBe(200);
+      await replyTo(response_url);
+      expect((await client.form(body, retry(1))).status).toBe(200);
+      expect((await client.form(body, retry(2))).status).toBe(200);
+    } finally {
+      await app.close();
+    }
+    expect(repliesTo(response_url)).toHaveLength(1);
+    expect(await todosTitled('Retried once')).toHaveLength(1);
+
+    // A new invocation of the same command (a new trigger) does act.
+    const next = fake.responseUrl();
+    await slack.command({ command: '/todo', text: 'add Retried once', response_url: next, user_id: LINKED });
+    await replyTo(next);
+    expect(await todosTitled('Retried once')).toHaveLength(2);
+  });
+
+  it('remembers deliveries in the database: a retry reaching a restarted app does not act', { timeout: 120_000 }, async () => {
+    const response_url = fake.responseUrl();
+    const body = commandBody({ command: '/todo', text: 'add Across a restart', response_url, user_id: LINKED });
+    const first = await serve();
+    try {
+      expect((await slackClient(first.url, SECRET).form(body)).status).toBe(200);
+      await replyTo(response_url);
+    } finally {
+      await first.close();
+    }
+    expect((await deliveries()).filter((d) => d.kind === 'command').length).toBeGreaterThan(0);
+    // A new process: nothing of the first one's memory survives.
+    const restarted = await spawnTack({ DATABASE_URL: t.database!.url, SLACK_SIGNING_SECRET: SECRET, SLACK_BOT_TOKEN: 'xoxb-test', SLACK_API_URL: fake.apiUrl });
+    try {
+      expect((await slackClient(restarted.url, SECRET).form(body, retry(1))).status).toBe(200);
+    } finally {
+      // SIGTERM: the server finishes what its deliveries started before it exits.
+      expect((await restarted.kill('SIGTERM')).code).toBe(0);
+    }
+    expect(repliesTo(response_url)).toHaveLength(1);
+    expect(await todosTitled('Across a restart')).toHaveLength(1);
+  });
+
+  it('acts once on a retried click', async () => {
+    const created = await t.api('POST', '/v1/todos', { body: { title: 'Clicked twice' } });
+    const response_url = fake.responseUrl();
+    const body = blockActionsBody({ action_id: 'todo_done', value: created.body.id, response_url, user_id: LINKED });
+    const app = await serve();
+    try {
+      const client = slackClient(app.url, SECRET);
+      await client.form(body);
+      await replyTo(response_url);
+      await client.form(body, retry(1));
+    } finally {
+      await app.close();
+    }
+    expect(repliesTo(response_url)).toHaveLength(1);
+  });
+
+  it('acks an event callback and drops its retries', async () => {
     const event = {
       token: 'XXYYZZ',
       team_id: 'T0001',
@@ -321,10 +355,19 @@ describe('events', () => {
       event_time: 1515449522,
       authorizations: [{ enterprise_id: null, team_id: 'T0001', user_id: 'UBOT', is_bot: true, is_enterprise_install: false }],
     };
-    expect((await slack.json(event)).status).toBe(200);
-    expect((await slack.json(event, { headers: { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_error' } })).status).toBe(200);
-    const rows = (await deliveries()).filter((d) => d.identity === 'event:Ev0TESTRETRY');
-    expect(rows).toHaveLength(1);
+    const captured = captureLog('info');
+    const app = await serve(captured);
+    try {
+      const client = slackClient(app.url, SECRET);
+      expect((await client.json(event)).status).toBe(200);
+      expect((await client.json(event, { headers: { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_error' } })).status).toBe(200);
+    } finally {
+      await app.close();
+    }
+    expect((await deliveries()).filter((d) => d.identity === 'event:Ev0TESTRETRY')).toHaveLength(1);
+    // No listener acts on app_mention; what shows the retry was recognised is that it was dropped.
+    const dropped = captured.lines().filter((l) => String(l.msg).includes('already handled; dropped'));
+    expect(dropped).toMatchObject([{ identity: 'event:Ev0TESTRETRY', retry: 1 }]);
   });
 });
 

@@ -111,7 +111,7 @@ describe('todos mirroring card criteria', () => {
     expect(x).toMatchObject({ card_id: card.id, org_id: orgId, done: false });
     expect(x.criterion_id).toMatch(/^crit_/);
     const criteria = (await t.api('GET', `/v1/cards/${card.id}/criteria`)).body.data;
-    expect(criteria[0]).toMatchObject({ id: x.criterion_id, title: 'write docs', done: false, todo_id: x.id });
+    expect(criteria[1]).toMatchObject({ id: x.criterion_id, title: 'write docs', done: false, todo_id: x.id, position: 1 });
 
     expect((await t.api('GET', `/v1/cards/${card.id}`)).body).toMatchObject({ criteria_done: 0, criteria_total: 2 });
     expect((await t.api('GET', '/v1/milestones/T1/status')).body).toMatchObject({ criteria_done: 0, criteria_total: 2 });

@@ -55,4 +55,20 @@ describe('cards, todos and milestones on PGlite', () => {
     now = new Date('2026-07-02T16:00:00Z');
     expect((await t.api('GET', '/v1/todos?due=overdue')).body.data.map((x: { id: string }) => x.id)).toEqual([todo.id]);
   });
+
+  it('corrects, reorders and deletes through the one embedded connection', async () => {
+    const card = (await t.api('POST', '/v1/cards', { body: { board: 'eng', title: 'edit', milestone: 'M1', criteria: ['a', 'b', 'c'] } })).body;
+    const ids = (await t.api('GET', `/v1/cards/${card.id}/criteria`)).body.data.map((c: { id: string }) => c.id);
+    expect((await t.api('PATCH', `/v1/cards/${card.id}/criteria/${ids[2]}`, { body: { position: 0 } })).body.position).toBe(0);
+    expect((await t.api('DELETE', `/v1/cards/${card.id}/criteria/${ids[0]}`)).status).toBe(204);
+    const titles = (await t.api('GET', `/v1/cards/${card.id}/criteria`)).body.data.map((c: { title: string }) => c.title);
+    expect(titles).toEqual(['c', 'b']);
+    const todo = (await t.api('POST', '/v1/todos', { body: { title: 'b2', card_id: card.id, criterion_id: ids[1] } })).body;
+    expect((await t.api('PATCH', `/v1/todos/${todo.id}`, { body: { title: 'b renamed', due_on: null } })).body.title).toBe('b renamed');
+    expect((await t.api('GET', `/v1/cards/${card.id}/moves`)).body.data).toHaveLength(4);
+    expect((await t.api('PATCH', '/v1/milestones/M1', { body: { ref: 'M2' } })).body.ref).toBe('M2');
+    expect((await t.api('DELETE', '/v1/milestones/M2')).status).toBe(204);
+    expect((await t.api('GET', `/v1/cards/${card.id}`)).body.milestone).toBeNull();
+    expect((await t.api('DELETE', `/v1/todos/${todo.id}`)).status).toBe(204);
+  });
 });

@@ -18,6 +18,8 @@ export interface ApiRequest {
   query?: Record<string, string | string[]>;
   /** A JSON body; undefined sends none. */
   body?: unknown;
+  /** The Idempotency-Key of a write; a new one is made when absent. Either way, retries reuse it. */
+  idempotencyKey?: string;
 }
 
 export interface ApiResponse {
@@ -82,7 +84,7 @@ export class ApiClient {
       accept: 'application/json',
       'user-agent': USER_AGENT,
     };
-    if (req.method !== 'GET') headers['idempotency-key'] = randomUUID();
+    if (req.method !== 'GET') headers['idempotency-key'] = req.idempotencyKey ?? randomUUID();
     let body: string | undefined;
     if (req.body !== undefined) {
       body = JSON.stringify(req.body);

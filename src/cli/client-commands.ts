@@ -1,6 +1,7 @@
 import { Argument, Command, InvalidArgumentError, Option } from 'commander';
+import { aliasKey, resolveAlias } from '../domain/vocabulary.js';
 import type { FieldEntry, OperationEntry, OperationManifest } from '../operations/manifest.js';
-import { commandPath, GROUP_DESCRIPTIONS, POSITIONAL_FIELDS } from './command-names.js';
+import { commandPath, GROUP_ALIASES, GROUP_DESCRIPTIONS, POSITIONAL_FIELDS } from './command-names.js';
 
 /** Options of our own on every client command; a field with one of these names gets a prefix. */
 const RESERVED = new Set(['json', 'all', 'help', 'version']);
@@ -12,6 +13,9 @@ export interface ParsedCall {
   json: boolean;
   all: boolean;
 }
+
+/** The help heading of the resource commands (`tack --help` lists each one under it). */
+export const RESOURCES_HEADING = 'Resources (over /v1, with TACK_TOKEN at TACK_URL):';
 
 /**
  * One command per operation of the table, grouped by resource (`tack tokens list`), built
@@ -30,7 +34,11 @@ export function addClientCommands(program: Command, manifest: OperationManifest)
       const groupName = path[0]!;
       let group = groups.get(groupName);
       if (!group) {
-        group = program.command(groupName).description(GROUP_DESCRIPTIONS[groupName] ?? `${groupName} operations`);
+        group = program
+          .command(groupName)
+          .description(GROUP_DESCRIPTIONS[groupName] ?? `${groupName} operations`)
+          .aliases(GROUP_ALIASES[groupName] ?? [])
+          .helpGroup(RESOURCES_HEADING);
         groups.set(groupName, group);
       }
       parent = group;
@@ -40,7 +48,7 @@ export function addClientCommands(program: Command, manifest: OperationManifest)
 }
 
 function addOperationCommand(parent: Command, name: string, entry: OperationEntry): void {
-  const cmd = parent.command(name).description(entry.summary);
+  const cmd = parent.command(name).description(entry.summary).helpGroup(RESOURCES_HEADING);
   const named = POSITIONAL_FIELDS[entry.name] ?? [];
   const positional = [
     ...entry.fields.filter((f) => f.in === 'path'),
@@ -75,8 +83,8 @@ function addOperationCommand(parent: Command, name: string, entry: OperationEntr
 function argumentFor(f: FieldEntry): Argument {
   const required = f.in === 'path' || f.required;
   const arg = new Argument(required ? `<${f.name}>` : `[${f.name}]`, describe(f, true) || f.name.replace(/_/g, ' '));
-  if (f.enum && f.kind === 'string') arg.choices(f.enum);
-  else if (f.kind !== 'string') arg.argParser(parserFor(f));
+  if (f.enum && f.kind === 'string' && !f.aliases) arg.choices(f.enum);
+  else if (f.kind !== 'string' || f.enum) arg.argParser(parserFor(f));
   return arg;
 }
 
@@ -87,15 +95,16 @@ function isNullable(entry: OperationEntry, field: string): boolean {
 
 function optionsFor(f: FieldEntry): Option[] {
   const flag = RESERVED.has(f.name) ? `field-${kebab(f.name)}` : kebab(f.name);
-  const help = describe(f);
+  const help = describe(f, false, flag);
   if (f.kind === 'boolean') {
-    const options = [new Option(`--${flag}`, help)];
-    // A flag that defaults to false needs no way to say false; others (updates) do.
+    // `--done` alone means true; `--done true` and `--done false` say it outright.
+    const options = [new Option(`--${flag} [true|false]`, help).argParser(parserFor(f))];
+    // A flag that defaults to false needs no way to say false; others (updates, filters) do.
     if (f.default !== false) options.push(new Option(`--no-${flag}`, `set ${f.name} to false`));
     return options;
   }
   const option = new Option(`--${flag} <${placeholder(f)}>`, help);
-  if (f.enum && f.kind === 'string') option.choices(f.enum);
+  if (f.enum && f.kind === 'string' && !f.aliases) option.choices(f.enum);
   else option.argParser(parserFor(f));
   if (f.required) option.makeOptionMandatory();
   const options = [option];
@@ -103,10 +112,12 @@ function optionsFor(f: FieldEntry): Option[] {
   return options;
 }
 
-function describe(f: FieldEntry, asArgument = false): string {
+function describe(f: FieldEntry, asArgument = false, flag = kebab(f.name)): string {
   const parts: string[] = [];
   if (f.required && !asArgument) parts.push('required');
-  if (f.description) parts.push(f.description);
+  // The table speaks JSON ("null clears it"); on the command line, null is `--no-<flag>`.
+  if (f.description) parts.push(f.nullable && !asArgument ? f.description.replace(/\bnull\b/g, `--no-${flag}`) : f.description);
+  if (f.aliases && f.enum) parts.push(asArgument ? `one of ${f.enum.join(', ')} (or ${aliasWords(f).join(', ')})` : `or ${aliasWords(f).join(', ')}`);
   const format = f.format ? FORMATS[f.format] : undefined;
   if (format) parts.push(format);
   if (f.enum && f.kind === 'array') parts.push(`any of: ${f.enum.join(', ')}`);
@@ -134,6 +145,20 @@ function placeholder(f: FieldEntry): string {
   return f.name === 'body' ? 'text' : 'value';
 }
 
+/** The typed words that are not a value however it is spelt: `wip`, `doing`, `review`… */
+function aliasWords(f: FieldEntry): string[] {
+  const spellings = new Set((f.enum ?? []).map(aliasKey));
+  return Object.keys(f.aliases ?? {}).filter((word) => !spellings.has(word));
+}
+
+/** A value of an enum field as typed: the value itself, or one of its aliases. */
+function enumValue(f: FieldEntry, value: string): string {
+  if (f.enum?.includes(value)) return value;
+  const resolved = f.aliases ? resolveAlias(f.aliases, value) : undefined;
+  if (resolved !== undefined) return resolved;
+  throw new InvalidArgumentError(`Use one of ${f.enum?.join(', ')}${f.aliases ? ` (or ${aliasWords(f).join(', ')})` : ''}.`);
+}
+
 function parserFor(f: FieldEntry): (value: string, previous: unknown) => unknown {
   if (f.kind === 'array') {
     const item = (v: string) => {
@@ -149,6 +174,7 @@ function parserFor(f: FieldEntry): (value: string, previous: unknown) => unknown
         .map(item),
     ];
   }
+  if (f.enum && f.kind === 'string') return (value) => enumValue(f, value);
   return (value) => parseScalar(f.kind, value, f.name);
 }
 

@@ -99,3 +99,21 @@ export function clientTarget(env: NodeJS.ProcessEnv = process.env): ClientTarget
     EXIT.auth,
   );
 }
+
+/**
+ * URL and token for `tack mcp`: `TACK_TOKEN` only (contract section 7). An agent started
+ * without a token of its own must not act as whoever ran `tack login` on this machine, so
+ * the stored login is never read: neither its token nor its URL (a token is never sent to a
+ * server it was not configured for). Exit 2 (usage) without it.
+ */
+export function mcpTarget(env: NodeJS.ProcessEnv = process.env): ClientTarget {
+  const token = env.TACK_TOKEN?.trim();
+  if (!token) {
+    throw new CliError(
+      'TACK_TOKEN is not set: `tack mcp` acts with TACK_TOKEN only, never with the login stored by `tack login`. ' +
+        'Set it to the token the agent acts with (make one with `tack tokens create --name <agent> --scopes read,write --agent`).',
+      EXIT.usage,
+    );
+  }
+  return { url: env.TACK_URL ? normalizeUrl(env.TACK_URL) : DEFAULT_URL, token };
+}

@@ -22,22 +22,34 @@ const NAMED: Record<string, readonly string[]> = {
   listBoards: ['boards', 'list'],
   createBoard: ['boards', 'create'],
   updateBoard: ['boards', 'update'],
+  getBoard: ['boards', 'get'],
+  deleteBoard: ['boards', 'delete'],
   listCards: ['cards', 'list'],
   getCard: ['cards', 'get'],
   createCard: ['cards', 'create'],
   moveCard: ['cards', 'move'],
   deleteCard: ['cards', 'delete'],
+  listCardMoves: ['cards', 'moves'],
   listCriteria: ['criteria', 'list'],
   addCriterion: ['criteria', 'add'],
   updateCriterion: ['criteria', 'update'],
+  deleteCriterion: ['criteria', 'delete'],
   listTodos: ['todos', 'list'],
   createTodo: ['todos', 'add'],
   completeTodo: ['todos', 'done'],
   reopenTodo: ['todos', 'reopen'],
-  getMilestoneStatus: ['milestone', 'status'],
+  updateTodo: ['todos', 'update'],
+  deleteTodo: ['todos', 'delete'],
+  getMilestoneStatus: ['milestones', 'status'],
   listMilestones: ['milestones', 'list'],
   createMilestone: ['milestones', 'create'],
+  getMilestone: ['milestones', 'get'],
+  updateMilestone: ['milestones', 'update'],
+  deleteMilestone: ['milestones', 'delete'],
   runJob: ['jobs', 'run'],
+  createSigninLink: ['members', 'signin-link'],
+  listSessions: ['sessions', 'list'],
+  deleteSession: ['sessions', 'end'],
 };
 
 /**
@@ -59,9 +71,26 @@ export const GROUP_DESCRIPTIONS: Record<string, string> = {
   cards: 'board cards',
   criteria: 'acceptance criteria of a card',
   todos: 'your todos',
-  milestone: 'one milestone: its status',
   milestones: 'sprints and deadlines',
   jobs: 'background jobs',
+  sessions: 'your web app sessions',
+};
+
+/**
+ * Other names of a group: the singular, as the Slack commands spell it (`/milestone status`
+ * is `tack milestone status`, the name it had before it joined `milestones`).
+ */
+export const GROUP_ALIASES: Record<string, string[]> = {
+  members: ['member'],
+  tokens: ['token'],
+  snippets: ['snippet'],
+  boards: ['board'],
+  cards: ['card'],
+  criteria: ['criterion'],
+  todos: ['todo'],
+  milestones: ['milestone'],
+  jobs: ['job'],
+  sessions: ['session'],
 };
 
 /**

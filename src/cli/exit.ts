@@ -31,3 +31,13 @@ export function exitWith(err: unknown): never {
   process.stderr.write(`tack: unexpected error: ${message}\n`);
   process.exit(EXIT.error);
 }
+
+/**
+ * `--json` errors: the error envelope as one JSON line on stderr (stdout carries only
+ * successful responses, so `tack … --json | jq` never reads an error as data), then the exit
+ * code that the text form would have.
+ */
+export function exitWithEnvelope(envelope: object, exitCode: number): never {
+  process.stderr.write(`${JSON.stringify(envelope)}\n`);
+  process.exit(exitCode);
+}

@@ -22,3 +22,15 @@ export function logoutCommand(): Command {
     process.stdout.write(forgetLogin() ? `Removed ${configPath()}.\n` : 'No stored login.\n');
   });
 }
+
+/** `tack signin-link [--member <id>]`: a one-time link to the web app. */
+export function signinLinkCommand(): Command {
+  return new Command('signin-link')
+    .description('print a one-time link (15 minutes) that signs you in to the web app; --member for another member')
+    .option('--member <id>', "the member to sign in instead of yourself (needs config:write; never a role above yours)")
+    .option('--json', 'print the response exactly as JSON')
+    .action(async (opts: { member?: string; json?: boolean }) => {
+      const { printSigninLink } = await import('./signin-link.js');
+      await printSigninLink(opts);
+    });
+}

@@ -19,7 +19,8 @@ export function requestFor(entry: OperationEntry, input: Record<string, unknown>
       errors: missing.map((f) => ({ field: f.name, code: 'invalid_type', message: 'is required' })),
     });
   }
-  const path = entry.path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(String(input[name])));
+  const inputName = new Map(entry.fields.filter((f) => f.in === 'path').map((f) => [f.param ?? f.name, f.name]));
+  const path = entry.path.replace(/\{(\w+)\}/g, (_m, param: string) => encodeURIComponent(String(input[inputName.get(param) ?? param])));
   const query: Record<string, string | string[]> = {};
   const body: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(input)) {

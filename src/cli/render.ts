@@ -12,7 +12,7 @@ const PREFERRED_COLUMNS: Record<string, readonly string[]> = {
   snippets: ['id', 'slug', 'name', 'type', 'visibility', 'version', 'updated_at'],
   boards: ['id', 'slug', 'name', 'ref_prefix', 'gated'],
   cards: ['ref', 'title', 'workflow_status', 'due_on', 'criteria_done', 'criteria_total', 'gated'],
-  criteria: ['id', 'title', 'done', 'todo_id'],
+  criteria: ['id', 'position', 'title', 'done', 'todo_id'],
   todos: ['id', 'title', 'priority', 'due_on', 'done'],
   milestones: ['ref', 'name', 'kind', 'ends_on', 'cards_done', 'cards_total', 'criteria_done', 'criteria_total'],
 };
@@ -64,6 +64,9 @@ export function renderObject(value: unknown, group: string): string {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return Array.isArray(value) ? renderTable(value as Row[], group) : `${scalar(value)}\n`;
   }
+  // A whole list in one answer (`{data: [...]}` without a cursor, as listCardMoves gives): a table.
+  const data = (value as Row).data;
+  if (Object.keys(value).length === 1 && Array.isArray(data)) return renderTable(data as Row[], group);
   const lines: [string, string][] = [];
   const blocks: string[] = [];
   const walk = (obj: Row, prefix: string) => {

@@ -1,7 +1,7 @@
-import { ApiClient, ApiError, type ApiResponse } from './api-client.js';
+import { ApiClient, ApiError, type ApiResponse, type ErrorEnvelope } from './api-client.js';
 import type { ParsedCall } from './client-commands.js';
 import { clientTarget } from './client-env.js';
-import { CliError, EXIT, exitWith } from './exit.js';
+import { CliError, EXIT, exitWith, exitWithEnvelope, type ExitCode } from './exit.js';
 import { requestFor } from './operation-request.js';
 import { renderObject, renderTable } from './render.js';
 
@@ -26,6 +26,7 @@ export async function runOperation(call: ParsedCall): Promise<void> {
     const res = await client.request(requestFor(call.entry, input));
     present(call, res);
   } catch (err) {
+    if (call.json) exitWithEnvelope(envelopeOf(err), exitCodeOf(err));
     exitWith(err instanceof ApiError ? cliErrorOf(err) : err);
   }
 }
@@ -43,8 +44,10 @@ async function allPages(client: ApiClient, call: ParsedCall, input: Record<strin
 }
 
 function present(call: ParsedCall, res: ApiResponse): void {
+  const secret = shownOnce(call, res);
   if (call.json) {
     if (res.text) write(res.text.endsWith('\n') ? res.text : `${res.text}\n`);
+    if (secret) process.stderr.write(`tack: ${secret}\n`);
     return;
   }
   if (res.status === 204 || res.json === undefined) {
@@ -58,6 +61,15 @@ function present(call: ParsedCall, res: ApiResponse): void {
     return;
   }
   write(renderObject(res.json, call.entry.group));
+  if (secret) write(`\n${secret}\n`);
+}
+
+/** The line that goes with a secret shown once (a new token): copy it now, it cannot be shown again. */
+function shownOnce(call: ParsedCall, res: ApiResponse): string | undefined {
+  const field = call.entry.shownOnce;
+  const body = res.json as Record<string, unknown> | undefined;
+  if (!field || typeof body?.[field] !== 'string') return undefined;
+  return `The ${field} is shown once: copy it now. tack keeps only a hash and cannot show it again.`;
 }
 
 function write(text: string): void {
@@ -80,7 +92,24 @@ export function cliErrorOf(err: ApiError): CliError {
     ...(env.errors ?? []).map((e) => `- ${e.field}: ${e.message} (${e.code})`),
     ...(env.request_id ? [`request_id: ${env.request_id}`] : []),
   ];
-  const code = env.http_status === 401 ? EXIT.auth : EXIT.error;
   const message = env.http_status === 0 ? env.user_message : `${env.user_message} (${env.code})`;
-  return new CliError(message, code, details);
+  return new CliError(message, exitCodeOf(err), details);
+}
+
+function exitCodeOf(err: unknown): ExitCode {
+  if (err instanceof ApiError) return err.status === 401 ? EXIT.auth : EXIT.error;
+  return err instanceof CliError ? err.exitCode : EXIT.error;
+}
+
+/**
+ * With `--json`, an error is the /v1 envelope too: the server's as it sent it, or one made
+ * here for what failed before an answer (no token, server unreachable: `http_status` 0).
+ */
+function envelopeOf(err: unknown): ErrorEnvelope {
+  if (err instanceof ApiError) return err.envelope;
+  if (err instanceof CliError) {
+    const code = err.exitCode === EXIT.auth ? 'unauthorized' : err.exitCode === EXIT.usage ? 'usage_error' : 'client_error';
+    return { code, http_status: 0, user_message: err.message };
+  }
+  return { code: 'client_error', http_status: 0, user_message: err instanceof Error ? err.message : String(err) };
 }

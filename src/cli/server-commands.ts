@@ -35,15 +35,18 @@ export function serveCommand(): Command {
     .action(async (options: { jobs: boolean }) => {
       const config = await loadConfigOrExit();
       const { startServer } = await import('../server.js');
-      let server: Awaited<ReturnType<typeof startServer>>;
-      try {
-        server = await startServer(config, options.jobs ? {} : { jobs: false });
-      } catch (err) {
-        startupFailure(err);
-      }
-      server.app.log.info({ url: server.url }, 'tack is listening');
-      process.stdout.write(`tack: listening on ${server.url}\n`);
+      let server: Awaited<ReturnType<typeof startServer>> | undefined;
+      let stopping: string | undefined;
+      // Fastify says "listening" before startServer returns (the jobs start after), so a
+      // signal may come during start-up: stop as soon as the server is up; a second one ends
+      // the process at once.
       const shutdown = (signal: string) => {
+        if (stopping) {
+          if (!server) process.exit(1);
+          return;
+        }
+        stopping = signal;
+        if (!server) return;
         server.app.log.info({ signal }, 'shutting down: finishing in-flight requests');
         const force = setTimeout(() => process.exit(1), 25_000);
         force.unref();
@@ -52,8 +55,20 @@ export function serveCommand(): Command {
           () => process.exit(1),
         );
       };
-      process.once('SIGTERM', () => shutdown('SIGTERM'));
-      process.once('SIGINT', () => shutdown('SIGINT'));
+      process.on('SIGTERM', () => shutdown('SIGTERM'));
+      process.on('SIGINT', () => shutdown('SIGINT'));
+      try {
+        server = await startServer(config, options.jobs ? {} : { jobs: false });
+      } catch (err) {
+        startupFailure(err);
+      }
+      const { logUnhandledRejections } = await import('./unhandled-rejections.js');
+      logUnhandledRejections(server.app.log);
+      if (stopping) {
+        const signal = stopping;
+        stopping = undefined;
+        shutdown(signal);
+      }
     });
 }
 
@@ -70,6 +85,8 @@ export function workerCommand(): Command {
         if (err instanceof WorkerConfigError) fail(err.message);
         startupFailure(err);
       }
+      const { logUnhandledRejections } = await import('./unhandled-rejections.js');
+      logUnhandledRejections(worker.log);
       process.stdout.write('tack: worker running (todo-reminders, milestone-summaries)\n');
       const shutdown = () => {
         // Let the run in progress finish; a second signal, or 60 s, ends it at once.

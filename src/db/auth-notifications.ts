@@ -1,13 +1,27 @@
+import { sql, type Kysely } from 'kysely';
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import type { Database } from './schema.js';
 
 const CHANNEL = 'tack_auth_changed';
 
 /**
- * Tells every tack process on the same Postgres that tokens or members changed, so each
- * drops its cached principals. Returns `notify` and a `stop` function.
+ * Tells every tack process on the same Postgres that tokens or members changed. Called with
+ * the writing transaction's handle: Postgres delivers the notification when, and only if,
+ * the change commits, so it needs no connection of its own after the commit (and cannot be
+ * lost between the commit and a later NOTIFY).
+ *
+ * `select pg_notify('tack_auth_changed', '')`
  */
-export function authNotifications(pool: pg.Pool, onChange: () => void, log: Logger): { notify: () => void; stop: () => Promise<void> } {
+export async function announceAuthChange(trx: Kysely<Database>): Promise<void> {
+  await sql`select pg_notify(${CHANNEL}, '')`.execute(trx);
+}
+
+/**
+ * Listens for `announceAuthChange` of every tack process on the same Postgres, so each drops
+ * its cached principals. Returns a `stop` function.
+ */
+export function authNotifications(pool: pg.Pool, onChange: () => void, log: Logger): { stop: () => Promise<void> } {
   let client: pg.PoolClient | undefined;
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
@@ -43,6 +57,8 @@ export function authNotifications(pool: pg.Pool, onChange: () => void, log: Logg
         return;
       }
       client = mine;
+      // Whatever changed before this LISTEN (while reconnecting) was not heard: forget it all.
+      onChange();
     } catch (err) {
       if (c && c.listenerCount('notification') > 0) drop(c, true);
       log.warn({ err: (err as Error).message }, 'cannot listen for auth changes yet; retrying');
@@ -60,9 +76,6 @@ export function authNotifications(pool: pg.Pool, onChange: () => void, log: Logg
   void listen();
 
   return {
-    notify() {
-      pool.query(`NOTIFY ${CHANNEL}`).catch((err: Error) => log.warn({ err: err.message }, 'auth change notification failed'));
-    },
     async stop() {
       stopped = true;
       if (retry) clearTimeout(retry);

@@ -24,7 +24,7 @@ export interface ConnectOptions {
   databaseUrl?: string | undefined;
   dataDir: string;
   poolSize?: number;
-  /** Kysely's query log (tests record the SQL that operations run). */
+  /** Kysely's query log (tests record the statements an operation runs). */
   log?: KyselyConfig['log'];
   /**
    * Commit without waiting for the WAL flush (`synchronous_commit = off`): for records whose

@@ -5,7 +5,8 @@ import { migrations } from './migrations/index.js';
 // Any constant will do; it only has to be the same in every tack process.
 const MIGRATION_LOCK = 7_412_031;
 
-const provider: MigrationProvider = {
+/** The migrations of `migrations/index.ts` as kysely runs them (exported for tests that stop part way). */
+export const migrationProvider: MigrationProvider = {
   async getMigrations() {
     const out: Record<string, Migration> = {};
     for (const m of migrations) {
@@ -27,7 +28,7 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
   return db.connection().execute(async (conn) => {
     await sql`select pg_advisory_lock(${MIGRATION_LOCK})`.execute(conn);
     try {
-      const migrator = new Migrator({ db: conn, provider });
+      const migrator = new Migrator({ db: conn, provider: migrationProvider });
       const { error, results } = await migrator.migrateToLatest();
       if (error) throw error instanceof Error ? error : new Error(String(error));
       return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

@@ -1,15 +1,56 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
+import { isConnectionLost, isStalePlan } from '../domain/db-errors.js';
 
 // Statements longer than this (bulk inserts with many rows) are not worth a cached plan.
 const MAX_PREPARED_TEXT = 4_000;
+
+/**
+ * The pg Pool as kysely's PostgresDialect drives it, with every parameterised statement
+ * sent as a named prepared statement: each connection parses and plans a query shape once
+ * and then only binds, instead of planning on every request (planning was most of the
+ * database time of a simple read on the bench). Statement names are the hash of their text,
+ * so the same shape maps to the same statement on every connection.
+ *
+ * Two faults are handled here: a checked-out connection that dies (see `watchCheckout`),
+ * and a plan made stale by another process's schema change (see `StatementNames`).
+ */
+export class PreparedStatementPool implements PostgresPool {
+  readonly #names = new StatementNames();
+
+  constructor(private readonly pool: pg.Pool) {}
+
+  async connect(): Promise<PostgresPoolClient> {
+    const client = await this.pool.connect();
+    const checkout = watchCheckout(client);
+    const names = this.#names;
+    return {
+      async query<R>(text: string, values: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
+        try {
+          return (await runStatement(client, names, text, values as unknown[])) as PostgresQueryResult<R>;
+        } catch (err) {
+          checkout.failed(err);
+          throw err;
+        }
+      },
+      release() {
+        checkout.release();
+      },
+    } as PostgresPoolClient;
+  }
+
+  async end(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
 // Names of the statement texts seen, so a text is hashed once, not on every query. Texts come
 // from a bounded set of query shapes; the bound only guards against an unforeseen one.
 const MAX_NAMES = 2_000;
 const names = new Map<string, string>();
 
-/** `k` + the SHA-1 of the text (the same shape has the same name on every connection), memoized. */
+/** The statement name of a query text: `k` + its SHA-1 (the same on every connection), memoized. */
 function statementName(text: string): string {
   let name = names.get(text);
   if (name === undefined) {
@@ -21,32 +62,92 @@ function statementName(text: string): string {
 }
 
 /**
- * The pg Pool as kysely's PostgresDialect drives it, with every parameterised statement
- * sent as a named prepared statement: each connection parses and plans a query shape once
- * and then only binds, instead of planning on every request (planning was most of the
- * database time of a simple read on the bench). Statement names are the hash of their text,
- * so the same shape maps to the same statement on every connection.
+ * A connection can fail while checked out, between two queries of a transaction (a
+ * terminated backend, a server restart): pg then emits 'error' on the client, and with no
+ * listener that ends the process. This listens for the whole checkout and gives a broken
+ * client back as broken (`release(err)`), so the pool closes it instead of handing it out.
  */
-export class PreparedStatementPool implements PostgresPool {
-  constructor(private readonly pool: pg.Pool) {}
+function watchCheckout(client: pg.PoolClient): { failed(err: unknown): void; release(): void } {
+  let broken: Error | undefined;
+  const onError = (err: Error) => {
+    broken ??= err;
+  };
+  client.on('error', onError);
+  return {
+    failed(err) {
+      if (isConnectionLost(err)) broken ??= err as Error;
+    },
+    release() {
+      client.removeListener('error', onError);
+      client.release(broken);
+    },
+  };
+}
 
-  async connect(): Promise<PostgresPoolClient> {
-    const client = await this.pool.connect();
-    return {
-      query<R>(text: string, values: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
-        const params = values as unknown[];
-        if (params.length === 0 || text.length > MAX_PREPARED_TEXT) {
-          return client.query(text, params) as unknown as Promise<PostgresQueryResult<R>>;
-        }
-        return client.query({ name: statementName(text), text, values: params }) as unknown as Promise<PostgresQueryResult<R>>;
-      },
-      release() {
-        client.release();
-      },
-    } as PostgresPoolClient;
+/** Runs one statement: parameterised ones as named prepared statements, re-prepared once after a stale plan. */
+async function runStatement(client: pg.PoolClient, names: StatementNames, text: string, params: unknown[]): Promise<unknown> {
+  await names.dropStale(client);
+  if (params.length === 0 || text.length > MAX_PREPARED_TEXT) return client.query(text, params);
+  const base = statementName(text);
+  try {
+    return await names.run(client, base, text, params);
+  } catch (err) {
+    if (!isStalePlan(err)) throw err;
+    names.invalidate();
+    // Inside a transaction the error aborted it: the caller runs the whole transaction again.
+    if (client.getTransactionStatus() !== 'I') throw err;
+    await names.dropStale(client);
+    return names.run(client, base, text, params);
+  }
+}
+
+interface ClientStatements {
+  /** Statement names prepared on this connection, with their generation. */
+  names: Map<string, number>;
+  /** The generation this connection last deallocated up to. */
+  swept: number;
+}
+
+/**
+ * Statement names, per generation. Another process can change a table's columns under a
+ * prepared plan ("cached plan must not change result type", 0A000), and then that statement
+ * fails on every connection that prepared it. `invalidate` starts a new generation for the
+ * whole pool: from then on every connection prepares its statements afresh under new names,
+ * and deallocates the older ones as soon as it is outside a transaction.
+ */
+class StatementNames {
+  #generation = 0;
+  readonly #clients = new WeakMap<pg.PoolClient, ClientStatements>();
+
+  #of(client: pg.PoolClient): ClientStatements {
+    let mine = this.#clients.get(client);
+    if (!mine) this.#clients.set(client, (mine = { names: new Map(), swept: this.#generation }));
+    return mine;
   }
 
-  async end(): Promise<void> {
-    await this.pool.end();
+  /** Runs `text` as the statement `base` of the current generation. */
+  async run(client: pg.PoolClient, base: string, text: string, values: unknown[]): Promise<unknown> {
+    const generation = this.#generation;
+    const name = generation === 0 ? base : `${base}_${generation}`;
+    const result = await client.query({ name, text, values });
+    this.#of(client).names.set(name, generation);
+    return result;
+  }
+
+  invalidate(): void {
+    this.#generation++;
+  }
+
+  /** Deallocates the client's statements of older generations, when it is not inside a transaction. */
+  async dropStale(client: pg.PoolClient): Promise<void> {
+    const mine = this.#clients.get(client);
+    if (!mine || mine.swept === this.#generation || client.getTransactionStatus() !== 'I') return;
+    mine.swept = this.#generation;
+    const stale = [...mine.names].filter(([, generation]) => generation < this.#generation).map(([name]) => name);
+    if (stale.length === 0) return;
+    for (const name of stale) mine.names.delete(name);
+    // Names are `k` and base64url characters, safe inside double quotes. A failure here only
+    // leaves plans unused (a lost connection fails the next query anyway).
+    await client.query(stale.map((name) => `DEALLOCATE "${name}"`).join('; ')).catch(() => {});
   }
 }

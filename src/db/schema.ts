@@ -1,4 +1,8 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { MilestoneKind, Priority, Role, SlackCadence, SnippetType, SnippetVisibility, WorkflowStatus } from '../domain/vocabulary.js';
+
+// The vocabularies are the domain's (src/domain/vocabulary.ts); rows use them as they are.
+export type { MilestoneKind, Priority, Role, SlackCadence, SnippetType, SnippetVisibility, WorkflowStatus };
 
 /**
  * Row types as kysely sees them. Timestamps and dates stay Postgres text (UTC, microseconds
@@ -13,8 +17,6 @@ export interface OrganizationsTable {
   name: string;
   created_at: Generated<string>;
 }
-
-export type Role = 'owner' | 'admin' | 'member' | 'viewer';
 
 export interface MembersTable {
   id: string;
@@ -65,8 +67,6 @@ export interface BoardsTable {
   updated_at: Generated<string>;
 }
 
-export type WorkflowStatus = 'backlog' | 'in_progress' | 'in_review' | 'done';
-
 export interface CardsTable {
   id: string;
   org_id: string;
@@ -97,8 +97,6 @@ export interface CriteriaTable {
   updated_at: Generated<string>;
 }
 
-export type Priority = 'urgent' | 'high' | 'medium' | 'low';
-
 export interface TodosTable {
   id: string;
   member_id: string;
@@ -114,8 +112,6 @@ export interface TodosTable {
   updated_at: Generated<string>;
 }
 
-export type MilestoneKind = 'sprint' | 'deadline';
-
 export interface MilestonesTable {
   id: string;
   org_id: string;
@@ -126,9 +122,6 @@ export interface MilestonesTable {
   created_at: Generated<string>;
   updated_at: Generated<string>;
 }
-
-export type SnippetType = 'html' | 'sql' | 'json' | 'txt';
-export type SnippetVisibility = 'private' | 'team';
 
 export interface SnippetsTable {
   id: string;
@@ -185,6 +178,29 @@ export interface Database {
   slack_deliveries: SlackDeliveriesTable;
   slack_subscriptions: SlackSubscriptionsTable;
   slack_posts: SlackPostsTable;
+  signin_links: SigninLinksTable;
+  sessions: SessionsTable;
+}
+
+export interface SigninLinksTable {
+  id: string;
+  org_id: string;
+  member_id: string;
+  created_by: string;
+  code_hash: string;
+  expires_at: string;
+  used_at: NullableTimestamp;
+  created_at: Generated<string>;
+}
+
+export interface SessionsTable {
+  id: string;
+  org_id: string;
+  member_id: string;
+  secret_hash: string;
+  user_agent: string | null;
+  created_at: Timestamp;
+  last_used_at: Timestamp;
 }
 
 export interface SlackDeliveriesTable {
@@ -192,8 +208,6 @@ export interface SlackDeliveriesTable {
   kind: 'event' | 'command' | 'action' | 'other';
   received_at: Generated<string>;
 }
-
-export type SlackCadence = 'daily' | 'weekly';
 
 export interface SlackSubscriptionsTable {
   id: string;
@@ -204,6 +218,9 @@ export interface SlackSubscriptionsTable {
   tz: string;
   created_by: string;
   last_sent_period: string | null;
+  /** Set when Slack refused the channel (see migration 0006); the summaries job skips it. */
+  paused_at: string | null;
+  paused_reason: string | null;
   created_at: Generated<string>;
   updated_at: Generated<string>;
 }

@@ -23,17 +23,19 @@ export interface Claim extends PostSubject {
   /** An earlier attempt may have posted it: look in the channel before posting again. */
   unsure: boolean;
   leaseUntil: Date;
+  /** When the first attempt claimed it: no attempt can have posted it earlier. */
+  firstClaimedAt: Date;
 }
 
 /**
  * What must still hold for a post to be claimed: a reminder's todo is open and still due on
- * that date (a changed due date is a new reminder); a summary's subscription still exists and
- * has not had this period's summary.
+ * that date (a changed due date is a new reminder); a summary's subscription still exists, is
+ * not paused, and has not had this period's summary.
  */
 function subjectStillWants(kind: SlackPostKind) {
   return kind === 'todo_reminder'
     ? sql`join todos t on t.id = s.subject_id and t.due_on = s.period::date and not t.done`
-    : sql`join slack_subscriptions t on t.id = s.subject_id and t.last_sent_period is distinct from s.period`;
+    : sql`join slack_subscriptions t on t.id = s.subject_id and t.last_sent_period is distinct from s.period and t.paused_at is null`;
 }
 
 /**
@@ -46,7 +48,7 @@ function subjectStillWants(kind: SlackPostKind) {
  * on conflict (kind, subject_id, period) do update set attempts = p.attempts + 1,
  *   unsure = p.state = 'sending', state = 'sending', lease_until = excluded.lease_until
  * where p.state in ('sending','retry') and (p.lease_until is null or p.lease_until <= $now)
- * returning subject_id, period, attempts, unsure
+ * returning subject_id, period, attempts, unsure, created_at
  * ```
  */
 export async function claimPosts(
@@ -60,7 +62,7 @@ export async function claimPosts(
   const at = now.toISOString();
   const leaseUntil = new Date(now.getTime() + LEASE_MS);
   const items = JSON.stringify(subjects.map((s) => ({ subject_id: s.subjectId, period: s.period })));
-  const { rows } = await sql<{ subject_id: string; period: string; attempts: number; unsure: boolean }>`
+  const { rows } = await sql<{ subject_id: string; period: string; attempts: number; unsure: boolean; created_at: string | Date }>`
     insert into slack_posts as p (kind, subject_id, period, org_id, state, attempts, unsure, lease_until, created_at, updated_at)
     select ${kind}, s.subject_id, s.period, ${orgId}, 'sending', 1, false, ${leaseUntil.toISOString()}::timestamptz, ${at}::timestamptz, ${at}::timestamptz
     from jsonb_to_recordset(${items}::jsonb) as s(subject_id text, period text)
@@ -73,8 +75,16 @@ export async function claimPosts(
       lease_until = excluded.lease_until,
       updated_at = excluded.updated_at
     where p.state in ('sending', 'retry') and (p.lease_until is null or p.lease_until <= ${at}::timestamptz)
-    returning p.subject_id, p.period, p.attempts, p.unsure`.execute(db);
-  return rows.map((r) => ({ kind, subjectId: r.subject_id, period: r.period, attempts: r.attempts, unsure: r.unsure, leaseUntil }));
+    returning p.subject_id, p.period, p.attempts, p.unsure, p.created_at`.execute(db);
+  return rows.map((r) => ({
+    kind,
+    subjectId: r.subject_id,
+    period: r.period,
+    attempts: r.attempts,
+    unsure: r.unsure,
+    leaseUntil,
+    firstClaimedAt: new Date(r.created_at),
+  }));
 }
 
 function where(claim: Claim) {
@@ -117,19 +127,22 @@ function backoffMs(attempts: number): number {
  * Releases a claim whose post did not go through. `mayBePosted` (Slack did not answer, or
  * an earlier attempt could not be checked) keeps it `sending`, so the next claim is unsure
  * and checks the channel first; otherwise `retry`. Either way after a backoff, and given up
- * (`failed`) after MAX_ATTEMPTS.
+ * (`failed`) after MAX_ATTEMPTS. `notAttempted` gives the attempt back (nothing was tried:
+ * the token was refused, Slack asked to wait, the subscription was paused), so waiting for a
+ * person to act never uses up a post's attempts.
  */
 export async function markNotSent(
   db: Kysely<Database>,
   claim: Claim,
-  outcome: { mayBePosted: boolean; error: string; now: Date; retryAt?: Date },
+  outcome: { mayBePosted: boolean; error: string; now: Date; retryAt?: Date; notAttempted?: boolean },
 ): Promise<'failed' | 'later'> {
-  const givenUp = claim.attempts >= MAX_ATTEMPTS;
+  const givenUp = !outcome.notAttempted && claim.attempts >= MAX_ATTEMPTS;
   const retryAt = outcome.retryAt ?? new Date(outcome.now.getTime() + backoffMs(claim.attempts));
   const key = where(claim);
   await db
     .updateTable('slack_posts')
     .set({
+      ...(outcome.notAttempted ? { attempts: Math.max(0, claim.attempts - 1) } : {}),
       state: givenUp ? 'failed' : outcome.mayBePosted ? 'sending' : 'retry',
       lease_until: givenUp ? null : retryAt.toISOString(),
       last_error: outcome.error.slice(0, 500),

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import type { Principal, Scope } from './context.js';
+import type { Principal, Profile, Scope } from './context.js';
 import { AppError } from './errors.js';
 import { presentMember } from './members.js';
 import { pgTimestamp } from './time.js';
@@ -14,6 +14,44 @@ export const unauthorized = () =>
 export interface Authenticated {
   principal: Principal;
   expiresAt: number | null;
+}
+
+/** The member and organization columns a principal's profile is read from (joined as `members`, `organizations`). */
+export const PROFILE_COLUMNS = [
+  'members.role',
+  'members.name',
+  'members.email',
+  'members.slack_user_id',
+  'members.tz',
+  'members.created_at',
+  'organizations.slug as org_slug',
+  'organizations.name as org_name',
+] as const;
+
+interface ProfileRow {
+  org_id: string;
+  member_id: string;
+  role: Principal['role'];
+  name: string;
+  email: string | null;
+  slack_user_id: string | null;
+  tz: string | null;
+  created_at: string;
+  org_slug: string;
+  org_name: string;
+}
+
+/** Who a principal is, from a row read with `PROFILE_COLUMNS`. */
+export function profileOf(row: ProfileRow): Profile {
+  return {
+    member: presentMember({ ...row, id: row.member_id }),
+    org: { id: row.org_id, slug: row.org_slug, name: row.org_name },
+  };
+}
+
+/** A key only the holder of `secret` can reproduce, for sealing their idempotent replays. */
+export function replaySecretOf(secret: string): Buffer {
+  return createHmac('sha256', secret).update('tack idempotent replay v1').digest();
 }
 
 /**
@@ -35,14 +73,7 @@ export async function authenticateToken(db: Kysely<Database>, token: string, now
       'tokens.scopes',
       'tokens.agent',
       'tokens.expires_at',
-      'members.role',
-      'members.name',
-      'members.email',
-      'members.slack_user_id',
-      'members.tz',
-      'members.created_at',
-      'organizations.slug as org_slug',
-      'organizations.name as org_name',
+      ...PROFILE_COLUMNS,
     ])
     .where('tokens.token_hash', '=', digest)
     .where('tokens.revoked_at', 'is', null)
@@ -58,12 +89,35 @@ export async function authenticateToken(db: Kysely<Database>, token: string, now
       role: row.role,
       scopes: row.scopes as Scope[],
       agent: row.agent,
-      replaySecret: createHmac('sha256', token).update('tack idempotent replay v1').digest(),
-      profile: {
-        member: presentMember({ ...row, id: row.member_id }),
-        org: { id: row.org_id, slug: row.org_slug, name: row.org_name },
-      },
+      replaySecret: replaySecretOf(token),
+      profile: profileOf(row),
     },
     expiresAt,
   };
+}
+
+/**
+ * Re-reads the caller's token inside a write's own transaction, so a token whose revocation
+ * has committed (in any process, whatever that process's cache still holds) writes nothing,
+ * and the write runs with the member's current role. Principals without a token (a Slack
+ * user, read afresh for each command) are returned as they are.
+ *
+ * ```sql
+ * select members.role, tokens.expires_at from tokens join members on members.id = tokens.member_id
+ * where tokens.org_id = $1 and tokens.id = $2 and tokens.revoked_at is null
+ * ```
+ */
+export async function confirmPrincipal(db: Kysely<Database>, principal: Principal, now: Date): Promise<Principal> {
+  if (principal.tokenId === null) return principal;
+  const row = await db
+    .selectFrom('tokens')
+    .innerJoin('members', (j) => j.onRef('members.id', '=', 'tokens.member_id').onRef('members.org_id', '=', 'tokens.org_id'))
+    .select(['members.role', 'tokens.expires_at'])
+    .where('tokens.org_id', '=', principal.orgId)
+    .where('tokens.id', '=', principal.tokenId)
+    .where('tokens.revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) throw unauthorized();
+  if (row.expires_at !== null && pgTimestamp(row.expires_at).getTime() <= now.getTime()) throw unauthorized();
+  return row.role === principal.role ? principal : { ...principal, role: row.role };
 }

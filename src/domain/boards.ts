@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import type { Kysely, Updateable } from 'kysely';
+import { sql, type Kysely, type Updateable } from 'kysely';
 import type { BoardsTable, Database } from '../db/schema.js';
 import type { Ctx } from './context.js';
 import { uniqueViolation } from './db-errors.js';
 import { slugify } from './slug.js';
-import { AppError, notFound, validationFailed } from './errors.js';
+import { AppError, conflict, notFound, validationFailed } from './errors.js';
 import { label, pageQuery } from './fields.js';
 import { hasIdPrefix, newId } from './ids.js';
 import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
@@ -57,6 +57,7 @@ export const updateBoardInput = z.object({
 });
 
 export const listBoardsInput = z.object(pageQuery);
+export const boardKeyInput = z.object({ id: boardKey });
 
 const boardColumns = ['id', 'name', 'slug', 'ref_prefix', 'gated', 'created_at', 'updated_at'] as const;
 type BoardRow = Pick<BoardsTable, 'id' | 'name' | 'slug' | 'ref_prefix'> & { gated: boolean; created_at: string; updated_at: string };
@@ -73,16 +74,41 @@ export function presentBoard(row: BoardRow): Board {
   };
 }
 
-/** A board of the organization by id or slug; 404 `board_not_found` otherwise. */
-export async function findBoard(db: Kysely<Database>, orgId: string, key: string): Promise<Board> {
-  const row = await db
+/**
+ * A board of the organization by id or slug; 404 `board_not_found` otherwise. With `lock`,
+ * the row stays locked until the transaction ends: creating a card takes the same lock
+ * (its number counter), so a card and the board's deletion take turns.
+ */
+export async function findBoard(db: Kysely<Database>, orgId: string, key: string, lock = false): Promise<Board> {
+  let q = db
     .selectFrom('boards')
     .select(boardColumns)
     .where('org_id', '=', orgId)
-    .where(hasIdPrefix(key, 'brd') ? 'id' : 'slug', '=', hasIdPrefix(key, 'brd') ? key : key.toLowerCase())
-    .executeTakeFirst();
+    .where(hasIdPrefix(key, 'brd') ? 'id' : 'slug', '=', hasIdPrefix(key, 'brd') ? key : key.toLowerCase());
+  if (lock) q = q.forUpdate();
+  const row = await q.executeTakeFirst();
   if (!row) throw notFound('board');
   return presentBoard(row);
+}
+
+export const getBoard = (ctx: Ctx, input: z.infer<typeof boardKeyInput>): Promise<Board> => findBoard(ctx.db, ctx.principal.orgId, input.id);
+
+/**
+ * Deletes an empty board (owner or admin with `config:write`). A board that still has cards
+ * is kept: 409 `board_not_empty`, so no card is ever deleted along with its board.
+ */
+export async function deleteBoard(ctx: Ctx, input: z.infer<typeof boardKeyInput>): Promise<void> {
+  requireConfigWrite(ctx.principal);
+  const board = await findBoard(ctx.db, ctx.principal.orgId, input.id, true);
+  const card = await ctx.db
+    .selectFrom('cards')
+    .select('id')
+    .where('org_id', '=', ctx.principal.orgId)
+    .where('board_id', '=', board.id)
+    .limit(sql.lit(1))
+    .executeTakeFirst();
+  if (card) throw conflict('board_not_empty', 'This board still has cards: delete them first.');
+  await ctx.db.deleteFrom('boards').where('org_id', '=', ctx.principal.orgId).where('id', '=', board.id).execute();
 }
 
 export async function listBoards(ctx: Ctx, input: z.infer<typeof listBoardsInput>): Promise<Page<Board>> {

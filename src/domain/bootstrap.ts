@@ -8,6 +8,8 @@ const BOOTSTRAP_LOCK = 7_412_032;
 
 export interface BootstrapResult {
   created: boolean;
+  /** The new organization and its owner, when start-up created them. */
+  owner?: { orgId: string; memberId: string };
   /** The owner token, only when start-up generated it (print it once); undefined otherwise. */
   generatedToken?: string;
 }
@@ -41,6 +43,7 @@ export async function bootstrap(db: Kysely<Database>, bootstrapToken: string | u
         expires_at: null,
       })
       .execute();
-    return bootstrapToken ? { created: true } : { created: true, generatedToken: token };
+    const owner = { orgId, memberId };
+    return bootstrapToken ? { created: true, owner } : { created: true, owner, generatedToken: token };
   });
 }

@@ -18,9 +18,19 @@ export async function requireMembers(db: Kysely<Database>, orgId: string, ids: s
   if (rows.length !== ids.length) throw notFound('member');
 }
 
-/** Replaces a card's assignees with `ids`, in that order. */
-export async function setAssignees(db: Kysely<Database>, cardId: string, ids: string[], replace: boolean): Promise<void> {
-  if (replace) await db.deleteFrom('card_assignees').where('card_id', '=', cardId).execute();
+/**
+ * Replaces a card's assignees with `ids`, in that order. The table has no organization of
+ * its own, so the card is named through its organization's cards.
+ *
+ * `delete from card_assignees where card_id in (select id from cards where org_id = $1 and id = $2)`
+ */
+export async function setAssignees(db: Kysely<Database>, orgId: string, cardId: string, ids: string[], replace: boolean): Promise<void> {
+  if (replace) {
+    await db
+      .deleteFrom('card_assignees')
+      .where('card_id', 'in', (eb) => eb.selectFrom('cards').select('id').where('org_id', '=', orgId).where('id', '=', cardId))
+      .execute();
+  }
   if (ids.length === 0) return;
   await db
     .insertInto('card_assignees')

@@ -3,9 +3,11 @@ import type { Updateable } from 'kysely';
 import type { CardsTable } from '../db/schema.js';
 import { assigneeIds, requireMembers, setAssignees } from './card-assignees.js';
 import { findCard } from './card-refs.js';
-import { cardKey, cardTitle, loadCard, WORKFLOW_STATUSES, type Card } from './cards.js';
+import { cardKey, cardKeyInput, cardTitle, loadCard, type Card } from './cards.js';
+import { WORKFLOW_STATUSES, type WorkflowStatus } from './vocabulary.js';
 import type { Ctx, Principal } from './context.js';
-import { forbidden, validationFailed } from './errors.js';
+import { forbidden, requireSomeField, type AppError } from './errors.js';
+import { scopeRefusal, writerRefusal } from './permissions.js';
 import { isoDate } from './fields.js';
 import { findMilestoneId } from './milestones.js';
 
@@ -21,9 +23,44 @@ export const moveCardInput = z.object({
 export const gatedMoveRequiresHuman = () =>
   forbidden('gated_move_requires_human', 'This board is gated: only a human can move a card to done. Ask a person to make this move.');
 
-/** The gate: on a gated board, an agent may not move a card to done, whatever its state now. */
-export function checkGate(principal: Principal, gated: boolean, to: string | undefined): void {
-  if (to === 'done' && gated && principal.agent) throw gatedMoveRequiresHuman();
+/**
+ * Why this caller may not move a card on a board (gated or not) to `to`, or undefined when
+ * it may: the token's scope, the caller's role, then the gate (on a gated board, an agent
+ * may not move a card to done, whatever its state now). `moveCard` enforces it and
+ * `listCardMoves` shows it, so the two cannot disagree.
+ */
+export function moveRefusal(principal: Principal, gated: boolean, to: WorkflowStatus | undefined): AppError | undefined {
+  return (
+    scopeRefusal(principal, 'write') ??
+    writerRefusal(principal) ??
+    (to === 'done' && gated && principal.agent ? gatedMoveRequiresHuman() : undefined)
+  );
+}
+
+export const cardMovesSchema = z.object({
+  data: z.array(
+    z.object({
+      workflow_status: z.enum(WORKFLOW_STATUSES),
+      allowed: z.boolean(),
+      code: z.string().nullable().describe('The error code a move there would be refused with; null when allowed'),
+    }),
+  ),
+});
+export type CardMoves = z.infer<typeof cardMovesSchema>;
+
+/**
+ * Where the caller may move a card, one entry per state in workflow order, and why not
+ * where not (the refusal's error code). The card's current state is listed as allowed:
+ * it is where the card stays.
+ */
+export async function listCardMoves(ctx: Ctx, input: z.infer<typeof cardKeyInput>): Promise<CardMoves> {
+  const card = await findCard(ctx.db, ctx.principal.orgId, input.id);
+  return {
+    data: WORKFLOW_STATUSES.map((status) => {
+      const refusal = status === card.workflow_status ? undefined : moveRefusal(ctx.principal, card.gated, status);
+      return { workflow_status: status, allowed: refusal === undefined, code: refusal?.code ?? null };
+    }),
+  };
 }
 
 /**
@@ -32,15 +69,11 @@ export function checkGate(principal: Principal, gated: boolean, to: string | und
  * nothing that came with it either.
  */
 export async function moveCard(ctx: Ctx, input: z.infer<typeof moveCardInput>): Promise<Card> {
-  const { id: _key, ...fields } = input;
-  if (Object.values(fields).every((v) => v === undefined)) {
-    throw validationFailed([
-      { field: 'body', code: 'empty', message: 'give at least one of workflow_status, title, due_on, milestone, assignee_ids' },
-    ]);
-  }
+  requireSomeField(input, ['workflow_status', 'title', 'due_on', 'milestone', 'assignee_ids']);
   const orgId = ctx.principal.orgId;
   const card = await findCard(ctx.db, orgId, input.id, true);
-  checkGate(ctx.principal, card.gated, input.workflow_status);
+  const refusal = moveRefusal(ctx.principal, card.gated, input.workflow_status);
+  if (refusal) throw refusal;
   const patch: Updateable<CardsTable> = {};
   if (input.workflow_status !== undefined) patch.workflow_status = input.workflow_status;
   if (input.title !== undefined) patch.title = input.title;
@@ -50,7 +83,7 @@ export async function moveCard(ctx: Ctx, input: z.infer<typeof moveCardInput>): 
   }
   if (input.assignee_ids !== undefined) {
     await requireMembers(ctx.db, orgId, input.assignee_ids);
-    await setAssignees(ctx.db, card.id, input.assignee_ids, true);
+    await setAssignees(ctx.db, orgId, card.id, input.assignee_ids, true);
   }
   await ctx.db
     .updateTable('cards')

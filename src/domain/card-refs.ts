@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
+import type { Database, WorkflowStatus } from '../db/schema.js';
 import { notFound } from './errors.js';
 import { hasIdPrefix } from './ids.js';
 
@@ -26,6 +26,7 @@ export interface CardHandle {
   id: string;
   board_id: string;
   gated: boolean;
+  workflow_status: WorkflowStatus;
 }
 
 /**
@@ -34,7 +35,7 @@ export interface CardHandle {
  * concurrent writes to one card (moves, new criteria) take turns.
  *
  * ```sql
- * select c.id, c.board_id, b.gated from cards c join boards b on b.id = c.board_id
+ * select c.id, c.board_id, b.gated, c.workflow_status from cards c join boards b on b.id = c.board_id
  * where c.org_id = $1 and (c.id = $2 | b.org_id = $1 and b.ref_prefix = $2 and c.number = $3) [for update of c]
  * ```
  */
@@ -42,7 +43,7 @@ export async function findCard(db: Kysely<Database>, orgId: string, key: string,
   let q = db
     .selectFrom('cards as c')
     .innerJoin('boards as b', 'b.id', 'c.board_id')
-    .select(['c.id', 'c.board_id', 'b.gated'])
+    .select(['c.id', 'c.board_id', 'b.gated', 'c.workflow_status'])
     .where('c.org_id', '=', orgId);
   if (hasIdPrefix(key, 'crd')) {
     q = q.where('c.id', '=', key);

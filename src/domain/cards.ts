@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { sql } from 'kysely';
-import type { WorkflowStatus } from '../db/schema.js';
+import { WORKFLOW_STATUSES, type WorkflowStatus } from './vocabulary.js';
 import { boardKey, findBoard } from './boards.js';
 import { assigneeIds, requireMembers, setAssignees } from './card-assignees.js';
 import { cardJson, cardsJoined, cardsWithDetails } from './card-query.js';
@@ -10,12 +10,10 @@ import { criterionTitle, insertCriteria } from './criteria.js';
 import { notFound } from './errors.js';
 import { id, isoDate, label, pageQuery } from './fields.js';
 import { hasIdPrefix, newId } from './ids.js';
-import { findMilestoneId } from './milestones.js';
+import { findMilestoneId, milestoneKey } from './milestones.js';
 import { pageJson, type JsonText } from './json-text.js';
 import { before, fetchLimit, pageLimit, readCursor } from './pagination.js';
 import { toIso } from './time.js';
-
-export const WORKFLOW_STATUSES = ['backlog', 'in_progress', 'in_review', 'done'] as const;
 
 export const cardSchema = z.object({
   id: z.string(),
@@ -54,6 +52,7 @@ export const listCardsInput = z.object({
     .union([z.literal('me'), id('mem')])
     .optional()
     .describe('`me` or a member id'),
+  milestone: milestoneKey.optional(),
 });
 
 export const cardKeyInput = z.object({ id: cardKey });
@@ -107,19 +106,21 @@ export async function getCard(ctx: Ctx, input: z.infer<typeof cardKeyInput>): Pr
 }
 
 /**
- * Cards newest first, filtered by board (id or slug), status and assignee (`me` or a member
- * id); each card comes as its JSON, built by Postgres (`cardJson`).
+ * Cards newest first, filtered by board (id or slug), status, assignee (`me` or a member id)
+ * and milestone (ref); each card comes as its JSON, built by Postgres (`cardJson`).
  */
 export async function listCards(ctx: Ctx, input: z.infer<typeof listCardsInput>): Promise<JsonText> {
   const boardId = input.board === undefined ? null : (await findBoard(ctx.db, ctx.principal.orgId, input.board)).id;
+  const milestoneId = input.milestone === undefined ? null : await findMilestoneId(ctx.db, ctx.principal.orgId, input.milestone);
   const assignee = input.assignee === 'me' ? ctx.principal.memberId : (input.assignee ?? null);
   const status = input.status ?? null;
-  const scope = ['cards', ctx.principal.orgId, boardId, status, assignee];
+  const scope = ['cards', ctx.principal.orgId, boardId, status, assignee, milestoneId];
   const at = readCursor(input.cursor, scope);
   const limit = pageLimit(input);
   let q = cardsJoined(ctx.db, ctx.principal.orgId).select(['c.created_at', 'c.id', cardJson.as('json')]);
   if (boardId !== null) q = q.where('c.board_id', '=', boardId);
   if (status !== null) q = q.where('c.workflow_status', '=', status);
+  if (milestoneId !== null) q = q.where('c.milestone_id', '=', milestoneId);
   if (assignee !== null) {
     q = q.where(({ exists, selectFrom }) =>
       exists(selectFrom('card_assignees as f').select('f.card_id').whereRef('f.card_id', '=', 'c.id').where('f.member_id', '=', assignee)),
@@ -166,7 +167,7 @@ export async function createCard(ctx: Ctx, input: z.infer<typeof createCardInput
       milestone_id: milestoneId,
     })
     .execute();
-  await setAssignees(ctx.db, cardId, assignees, false);
+  await setAssignees(ctx.db, orgId, cardId, assignees, false);
   await insertCriteria(ctx.db, orgId, cardId, input.criteria ?? []);
   return loadCard(ctx, cardId);
 }
@@ -178,6 +179,6 @@ export async function createCard(ctx: Ctx, input: z.infer<typeof createCardInput
  */
 export async function deleteCard(ctx: Ctx, input: z.infer<typeof cardKeyInput>): Promise<void> {
   const card = await findCard(ctx.db, ctx.principal.orgId, input.id, true);
-  await ctx.db.selectFrom('todos').select('id').where('card_id', '=', card.id).forUpdate().execute();
+  await ctx.db.selectFrom('todos').select('id').where('org_id', '=', ctx.principal.orgId).where('card_id', '=', card.id).forUpdate().execute();
   await ctx.db.deleteFrom('cards').where('org_id', '=', ctx.principal.orgId).where('id', '=', card.id).execute();
 }

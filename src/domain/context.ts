@@ -6,11 +6,13 @@ import type { JobRunner } from './jobs.js';
 export const SCOPES = ['read', 'write', 'replay', 'config:write'] as const;
 export type Scope = (typeof SCOPES)[number];
 
-/** Who is calling: a token's holder, or a linked Slack user (a human without a token). */
+/** Who is calling: a token's holder, a signed-in browser, or a linked Slack user (a human without a token). */
 export interface Principal {
   orgId: string;
   memberId: string;
   tokenId: string | null;
+  /** The web session the caller signed in with (a browser's cookie); absent for tokens and Slack. */
+  sessionId?: string;
   role: Role;
   scopes: readonly Scope[];
   agent: boolean;
@@ -20,7 +22,7 @@ export interface Principal {
    */
   profile?: Profile;
   /**
-   * A key only the token's holder can reproduce (an HMAC keyed by the token itself), so
+   * A key only the token's (or session cookie's) holder can reproduce (an HMAC keyed by the secret itself), so
    * stored idempotent responses (a new token's secret, say) are kept encrypted; absent for
    * principals without a token.
    */
@@ -39,6 +41,8 @@ export interface Ctx {
   principal: Principal;
   /** Base of snippets' public links (config PUBLIC_BASE_URL, no trailing slash); set by `execute`. */
   publicBaseUrl?: string;
+  /** Where the web app is opened (config APP_URL, no trailing slash), for sign-in links; set by `execute`. */
+  appUrl?: string;
   /** Runs a background job now (`runJob`); set by `execute` when the server has jobs. */
   jobs?: JobRunner;
 }

@@ -27,6 +27,15 @@ export const notFound = (resource: string, what = resource) =>
 export const validationFailed = (fields: FieldError[], message = 'Some fields are not valid.') =>
   new AppError('validation_failed', 422, message, fields);
 
+/**
+ * The one answer to a change that changes nothing (a PATCH with none of its fields): 422
+ * naming the fields it takes. Every update asks it, so an empty body means the same everywhere.
+ */
+export function requireSomeField(input: Record<string, unknown>, fields: readonly string[]): void {
+  if (fields.some((f) => input[f] !== undefined)) return;
+  throw validationFailed([{ field: 'body', code: 'empty', message: `give at least one of ${fields.join(', ')}` }]);
+}
+
 export const forbidden = (code: string, message: string) => new AppError(code, 403, message);
 
 export const conflict = (code: string, message: string) => new AppError(code, 409, message);

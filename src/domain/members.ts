@@ -8,9 +8,9 @@ import { id, label, pageQuery, timeZone } from './fields.js';
 import { newId } from './ids.js';
 import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { requireConfigWrite, requireScope } from './permissions.js';
+import { assertMayActOn, assertMayGrant, isAbove } from './role-ladder.js';
 import { toIso } from './time.js';
-
-export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
+import { ROLES } from './vocabulary.js';
 
 export const memberSchema = z.object({
   id: z.string(),
@@ -96,9 +96,7 @@ function uniqueClash(err: unknown): AppError | undefined {
 
 export async function createMember(ctx: Ctx, input: z.infer<typeof createMemberInput>): Promise<Member> {
   requireConfigWrite(ctx.principal);
-  if (input.role === 'owner' && ctx.principal.role !== 'owner') {
-    throw new AppError('forbidden_role', 403, 'Only an owner can make another owner.');
-  }
+  assertMayGrant(ctx.principal, input.role);
   try {
     const row = await ctx.db
       .insertInto('members')
@@ -121,7 +119,9 @@ export async function createMember(ctx: Ctx, input: z.infer<typeof createMemberI
 
 /**
  * A member may change their own name, e-mail, Slack link and time zone with `write`;
- * anything about another member, and any role, needs `config:write` as owner or admin.
+ * anything about another member, and any role, needs `config:write` as owner or admin, and
+ * the ladder: nobody changes a member above their own role or grants a role above it
+ * (only an owner makes or unmakes an owner), and the last owner stays an owner.
  */
 export async function updateMember(ctx: Ctx, input: z.infer<typeof updateMemberInput>): Promise<Member> {
   const self = input.id === ctx.principal.memberId;
@@ -129,10 +129,9 @@ export async function updateMember(ctx: Ctx, input: z.infer<typeof updateMemberI
   else requireScope(ctx.principal, 'write');
   const current = await getMember(ctx.db, ctx.principal.orgId, input.id);
   if (input.role !== undefined && input.role !== current.role) {
-    if ((input.role === 'owner' || current.role === 'owner') && ctx.principal.role !== 'owner') {
-      throw new AppError('forbidden_role', 403, 'Only an owner can grant or take away the owner role.');
-    }
-    if (current.role === 'owner') await ensureAnotherOwner(ctx, current.id);
+    await checkRoleChange(ctx, current.id, input.role);
+  } else if (!self) {
+    assertMayActOn(ctx.principal, current.role);
   }
   const patch: Updateable<MembersTable> = {};
   if (input.name !== undefined) patch.name = input.name;
@@ -155,15 +154,37 @@ export async function updateMember(ctx: Ctx, input: z.infer<typeof updateMemberI
   }
 }
 
-async function ensureAnotherOwner(ctx: Ctx, leaving: string): Promise<void> {
-  const others = await ctx.db
+/**
+ * Checks a role change against the ladder and the last-owner rule on rows locked for the
+ * rest of the transaction: every owner of the organization, the target and the caller, in
+ * id order. Two role changes (two owners demoting each other) take the locks in the same
+ * order, so one waits for the other instead of deadlocking, and then decides on the roles
+ * the first one committed.
+ *
+ * ```sql
+ * select id, role from members where org_id = $1 and (role = 'owner' or id in ($2, $3))
+ * order by id for no key update
+ * ```
+ */
+async function checkRoleChange(ctx: Ctx, targetId: string, role: Member['role']): Promise<void> {
+  const rows = await ctx.db
     .selectFrom('members')
-    .select('id')
+    .select(['id', 'role'])
     .where('org_id', '=', ctx.principal.orgId)
-    .where('role', '=', 'owner')
-    .where('id', '!=', leaving)
-    .forUpdate()
+    .where((eb) => eb.or([eb('role', '=', 'owner'), eb('id', 'in', [targetId, ctx.principal.memberId])]))
+    .orderBy('id')
+    .forNoKeyUpdate()
     .execute();
-  if (others.length === 0) throw new AppError('last_owner', 409, 'An organization keeps at least one owner.');
+  const roleOf = (memberId: string) => rows.find((r) => r.id === memberId)?.role;
+  const target = roleOf(targetId);
+  const caller = roleOf(ctx.principal.memberId);
+  if (target === undefined) throw notFound('member');
+  if (caller === undefined) throw new AppError('unauthorized', 401, 'Your member no longer exists.');
+  if (target === role) return;
+  if (isAbove('admin', caller)) throw new AppError('forbidden_role', 403, 'Only an owner or admin can change this setting.');
+  if (targetId !== ctx.principal.memberId) assertMayActOn(ctx.principal, target, caller);
+  assertMayGrant(ctx.principal, role, caller);
+  if (target === 'owner' && !rows.some((r) => r.role === 'owner' && r.id !== targetId)) {
+    throw new AppError('last_owner', 409, 'An organization keeps at least one owner.');
+  }
 }
-

@@ -9,8 +9,7 @@ import { hasIdPrefix, newId } from './ids.js';
 import { milestonesWithStatus } from './milestone-status.js';
 import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { toIso } from './time.js';
-
-export const MILESTONE_KINDS = ['sprint', 'deadline'] as const;
+import { MILESTONE_KINDS } from './vocabulary.js';
 
 export const milestoneSchema = z.object({
   id: z.string(),
@@ -40,7 +39,9 @@ export const createMilestoneInput = z.object({
 });
 
 export const listMilestonesInput = z.object(pageQuery);
-export const milestoneStatusInput = z.object({ ref: z.string().trim().min(1).max(64).describe('Milestone ref (or id)') });
+/** A milestone named in a path: its ref, matched case-insensitively, or its id (`ms_…`). */
+export const milestoneKey = z.string().trim().min(1).max(64).describe('Milestone ref (or id)');
+export const milestoneStatusInput = z.object({ ref: milestoneKey });
 
 interface MilestoneRow {
   id: string;
@@ -70,10 +71,15 @@ export function presentMilestone(row: MilestoneRow): Milestone {
   };
 }
 
-/** A milestone's id and its ref as created, by ref (case-insensitive) or id; 404 `milestone_not_found` otherwise. */
-export async function findMilestone(db: Kysely<Database>, orgId: string, key: string): Promise<{ id: string; ref: string }> {
+/**
+ * A milestone's id and its ref as created, by ref (case-insensitive) or id; 404
+ * `milestone_not_found` otherwise. With `lock`, the row stays locked until the transaction
+ * ends, so a rename and a delete of one milestone take turns.
+ */
+export async function findMilestone(db: Kysely<Database>, orgId: string, key: string, lock = false): Promise<{ id: string; ref: string }> {
   let q = db.selectFrom('milestones').select(['id', 'ref']).where('org_id', '=', orgId);
   q = hasIdPrefix(key, 'ms') ? q.where('id', '=', key) : q.where(sql<string>`lower(ref)`, '=', key.toLowerCase());
+  if (lock) q = q.forUpdate();
   const row = await q.executeTakeFirst();
   if (!row) throw notFound('milestone');
   return row;
@@ -118,7 +124,10 @@ export async function listMilestones(ctx: Ctx, input: z.infer<typeof listMilesto
   return toPage(rows, limit, (r) => ({ key: r.created_at, id: r.id }), presentMilestone, scope);
 }
 
-/** One milestone's card and criteria counts, by ref; the same numbers every face shows. */
+/**
+ * One milestone with its card and criteria counts, by ref (or id): `getMilestone` and
+ * `getMilestoneStatus` both answer with it, the same numbers every face shows.
+ */
 export async function getMilestoneStatus(ctx: Ctx, input: z.infer<typeof milestoneStatusInput>): Promise<Milestone> {
   let q = milestonesWithStatus(ctx.db, ctx.principal.orgId);
   q = hasIdPrefix(input.ref, 'ms') ? q.where('m.id', '=', input.ref) : q.where(sql<string>`lower(m.ref)`, '=', input.ref.toLowerCase());

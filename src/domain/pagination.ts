@@ -94,9 +94,18 @@ function fitsCast(key: string | number, cast: SortCast): boolean {
  * text key compares as that type (`timestamptz`, `date`, `integer`).
  */
 export function before(sortColumn: string, idColumn: string, at: Position, cast: SortCast): RawBuilder<boolean> {
+  return keyset(sortColumn, idColumn, at, cast, '<');
+}
+
+/** The keyset condition for lists in ascending order (criteria by position): `(sort, id) > (key, id)`. */
+export function after(sortColumn: string, idColumn: string, at: Position, cast: SortCast): RawBuilder<boolean> {
+  return keyset(sortColumn, idColumn, at, cast, '>');
+}
+
+function keyset(sortColumn: string, idColumn: string, at: Position, cast: SortCast, op: '<' | '>'): RawBuilder<boolean> {
   // A cursor is only base64 JSON: an edited one must be refused here, not fail in Postgres's cast.
   if (!fitsCast(at.key, cast) || !SAFE_TEXT.test(at.id)) throw invalidCursor();
-  return sql<boolean>`(${sql.ref(sortColumn)}, ${sql.ref(idColumn)}) < (cast(${at.key} as ${sql.raw(cast)}), ${at.id})`;
+  return sql<boolean>`(${sql.ref(sortColumn)}, ${sql.ref(idColumn)}) ${sql.raw(op)} (cast(${at.key} as ${sql.raw(cast)}), ${at.id})`;
 }
 
 /**

@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, Role } from '../db/schema.js';
 import { SCOPES, type Principal } from './context.js';
-import { uniqueViolation } from './db-errors.js';
 
 /** The tack member behind a Slack user, in the organization the Slack workspace works in. */
 export interface SlackMember {
@@ -52,7 +51,9 @@ export async function findSlackMember(db: Kysely<Database>, orgSlug: string, sla
 /**
  * Links the Slack user to the member of the organization with the same e-mail (case
  * insensitive), when that member is not linked to anyone yet; returns the linked member.
- * A member already linked to another Slack user is never taken over.
+ * A member already linked to another Slack user is never taken over. A member write: run
+ * it in a write transaction that announces the auth change (`resolveSlackMember`). Two first
+ * commands of the same user at once: the second fails on the unique Slack id (23505).
  *
  * ```sql
  * update members set slack_user_id = $1 where org_id = (select id from organizations where slug = $2)
@@ -68,21 +69,15 @@ export async function linkSlackMemberByEmail(
 ): Promise<SlackMember | undefined> {
   const address = email.trim();
   if (address === '' || !address.includes('@')) return undefined;
-  try {
-    const row = await db
-      .updateTable('members')
-      .set({ slack_user_id: slackUserId, updated_at: now.toISOString() })
-      .where('org_id', '=', (eb) => eb.selectFrom('organizations').select('id').where('slug', '=', orgSlug))
-      .where((eb) => eb(eb.fn('lower', ['email']), '=', address.toLowerCase()))
-      .where('slack_user_id', 'is', null)
-      .returning(['id', 'org_id', 'name', 'email', 'role', 'tz', 'slack_user_id'])
-      .executeTakeFirst();
-    return row ? present(row, slackUserId) : undefined;
-  } catch (err) {
-    // Two first commands of the same user at once: the other one linked them already.
-    if (uniqueViolation(err) !== undefined) return findSlackMember(db, orgSlug, slackUserId);
-    throw err;
-  }
+  const row = await db
+    .updateTable('members')
+    .set({ slack_user_id: slackUserId, updated_at: now.toISOString() })
+    .where('org_id', '=', (eb) => eb.selectFrom('organizations').select('id').where('slug', '=', orgSlug))
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', address.toLowerCase()))
+    .where('slack_user_id', 'is', null)
+    .returning(['id', 'org_id', 'name', 'email', 'role', 'tz', 'slack_user_id'])
+    .executeTakeFirst();
+  return row ? present(row, slackUserId) : undefined;
 }
 
 /**

@@ -1,4 +1,5 @@
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
 import { z } from 'zod';
 import type { Ctx } from './context.js';
 import { AppError } from './errors.js';
@@ -7,8 +8,7 @@ import { newId } from './ids.js';
 import { findMilestone } from './milestones.js';
 import { requireWriter } from './permissions.js';
 import { toIso } from './time.js';
-
-export const CADENCES = ['daily', 'weekly'] as const;
+import { CADENCES } from './vocabulary.js';
 
 const channelId = z.string().trim().regex(/^[CGD][A-Z0-9]{2,30}$/, 'must be a Slack channel id such as C012AB3CD');
 
@@ -21,6 +21,9 @@ export const subscriptionSchema = z.object({
   tz: z.string(),
   created_by: z.string(),
   created_at: z.string(),
+  /** Set while paused: Slack refused the channel (`paused_reason`, e.g. not_in_channel). */
+  paused_at: z.string().nullable(),
+  paused_reason: z.string().nullable(),
 });
 export type Subscription = z.infer<typeof subscriptionSchema>;
 
@@ -36,20 +39,33 @@ export const unsubscribeInput = z.object({
   channel_id: channelId,
 });
 
-export const subscribeResultSchema = z.object({ subscription: subscriptionSchema, created: z.boolean() });
+export const subscribeResultSchema = z.object({
+  subscription: subscriptionSchema,
+  created: z.boolean(),
+  /** It was paused (Slack had refused the channel) and subscribing again resumed it. */
+  resumed: z.boolean(),
+});
 
-const columns = ['id', 'org_id', 'milestone_ref', 'channel_id', 'cadence', 'tz', 'created_by', 'created_at'] as const;
+const columns = ['id', 'org_id', 'milestone_ref', 'channel_id', 'cadence', 'tz', 'created_by', 'created_at', 'paused_at', 'paused_reason'] as const;
 
 /**
  * Subscribes a channel to a milestone's summaries, or changes the cadence and time zone of
  * its subscription (the latest subscriber's). One row per organization, milestone and channel.
  * The milestone must exist in the caller's organization (404 `milestone_not_found`); its ref
- * is stored as created, so `m3` and `M3` are one subscription.
+ * is stored as created, so `m3` and `M3` are one subscription. Subscribing again resumes a
+ * paused subscription.
  */
 export async function subscribeMilestone(ctx: Ctx, input: z.infer<typeof subscribeInput>): Promise<z.infer<typeof subscribeResultSchema>> {
   requireWriter(ctx.principal);
   const milestone = await findMilestone(ctx.db, ctx.principal.orgId, input.ref);
   const now = ctx.clock().toISOString();
+  const before = await ctx.db
+    .selectFrom('slack_subscriptions')
+    .select('paused_at')
+    .where('org_id', '=', ctx.principal.orgId)
+    .where('milestone_ref', '=', milestone.ref)
+    .where('channel_id', '=', input.channel_id)
+    .executeTakeFirst();
   const row = await ctx.db
     .insertInto('slack_subscriptions')
     .values({
@@ -68,6 +84,8 @@ export async function subscribeMilestone(ctx: Ctx, input: z.infer<typeof subscri
         cadence: eb.ref('excluded.cadence'),
         tz: eb.ref('excluded.tz'),
         created_by: eb.ref('excluded.created_by'),
+        paused_at: null,
+        paused_reason: null,
         updated_at: now,
       })),
     )
@@ -75,7 +93,34 @@ export async function subscribeMilestone(ctx: Ctx, input: z.infer<typeof subscri
     .returning([...columns, sql<boolean>`xmax::text <> '0'`.as('updated')])
     .executeTakeFirstOrThrow();
   const { updated, ...sub } = row;
-  return { subscription: { ...sub, created_at: toIso(sub.created_at) }, created: !updated };
+  return {
+    subscription: { ...sub, created_at: toIso(sub.created_at), paused_at: null, paused_reason: null },
+    created: !updated,
+    resumed: !!updated && !!before?.paused_at,
+  };
+}
+
+/**
+ * Pauses a subscription Slack will not let the bot post to; the summaries job then skips it
+ * until someone subscribes the channel again. True only for the caller that paused it (so
+ * its subscriber is told once, however many workers saw the refusal).
+ *
+ * ```sql
+ * update slack_subscriptions set paused_at = $now, paused_reason = $reason
+ * where id = $1 and org_id = $2 and paused_at is null returning id
+ * ```
+ */
+export async function pauseSubscription(db: Kysely<Database>, sub: { id: string; orgId: string }, reason: string, now: Date): Promise<boolean> {
+  const at = now.toISOString();
+  const row = await db
+    .updateTable('slack_subscriptions')
+    .set({ paused_at: at, paused_reason: reason.slice(0, 200), updated_at: at })
+    .where('id', '=', sub.id)
+    .where('org_id', '=', sub.orgId)
+    .where('paused_at', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /**

@@ -11,8 +11,8 @@ import { newId } from './ids.js';
 import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { toIso } from './time.js';
 import { DUE_FILTERS, dueRange } from './todo-due.js';
+import { PRIORITIES } from './vocabulary.js';
 
-export const PRIORITIES = ['urgent', 'high', 'medium', 'low'] as const;
 export const TODO_SCOPES = ['org', 'personal'] as const;
 
 export const todoSchema = z.object({
@@ -55,7 +55,7 @@ export const todoIdInput = z.object({ id: id('todo') });
 
 type TodoRow = Pick<Selectable<TodosTable>, 'id' | 'title' | 'priority' | 'due_on' | 'org_id' | 'card_id' | 'criterion_id' | 'done' | 'done_at' | 'created_at'>;
 
-const todoColumns = ['id', 'title', 'priority', 'due_on', 'org_id', 'card_id', 'criterion_id', 'done', 'done_at', 'created_at'] as const;
+export const todoColumns = ['id', 'title', 'priority', 'due_on', 'org_id', 'card_id', 'criterion_id', 'done', 'done_at', 'created_at'] as const;
 
 export function presentTodo(row: TodoRow): Todo {
   const todo: Todo = {
@@ -147,6 +147,7 @@ export async function setTodoDone(ctx: Ctx, todoId: string, done: boolean): Prom
   const updated = await ctx.db
     .updateTable('todos')
     .set({ done, done_at: done ? now : null, updated_at: now })
+    .where('member_id', '=', ctx.principal.memberId)
     .where('id', '=', row.id)
     .returning(todoColumns)
     .executeTakeFirstOrThrow();
@@ -175,7 +176,12 @@ export async function listTodos(ctx: Ctx, input: z.infer<typeof listTodosInput>)
   if (input.scope === 'personal') q = q.where('org_id', 'is', null);
   if (input.done !== undefined) q = q.where('done', '=', input.done);
   if (input.due !== undefined) {
-    const member = await ctx.db.selectFrom('members').select('tz').where('id', '=', memberId).executeTakeFirst();
+    const member = await ctx.db
+      .selectFrom('members')
+      .select('tz')
+      .where('org_id', '=', ctx.principal.orgId)
+      .where('id', '=', memberId)
+      .executeTakeFirst();
     const range = dueRange(input.due, ctx.clock(), member?.tz ?? null);
     if (range.before !== undefined) q = q.where('due_on', '<', range.before).where('done', '=', false);
     if (range.from !== undefined) q = q.where('due_on', '>=', range.from);

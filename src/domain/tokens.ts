@@ -7,6 +7,7 @@ import { newId } from './ids.js';
 import { getMember } from './members.js';
 import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { isAdmin, requireConfigWrite, requireScope } from './permissions.js';
+import { assertMayActOn } from './role-ladder.js';
 import { toIso } from './time.js';
 import { generateToken, hashToken, tokenHint } from './token-format.js';
 import type { TokensTable } from '../db/schema.js';
@@ -76,12 +77,14 @@ export async function listTokens(ctx: Ctx, input: z.infer<typeof listTokensInput
 
 /**
  * A new token never holds more than the token that made it: its scopes must be a subset,
- * and a token made by an agent token is an agent token too.
+ * a token made by an agent token is an agent token too, and it is never for a member whose
+ * role is above the maker's (the role ladder).
  */
 export async function createToken(ctx: Ctx, input: z.infer<typeof createTokenInput>): Promise<z.infer<typeof createdTokenSchema>> {
   const memberId = input.member_id ?? ctx.principal.memberId;
   if (memberId !== ctx.principal.memberId) requireConfigWrite(ctx.principal);
   const member = await getMember(ctx.db, ctx.principal.orgId, memberId);
+  assertMayActOn(ctx.principal, member.role);
   const wider = input.scopes.filter((s) => !ctx.principal.scopes.includes(s));
   if (wider.length > 0) {
     throw new AppError('insufficient_scope', 403, `A token cannot grant scopes it does not hold: ${wider.join(', ')}.`);
@@ -131,5 +134,10 @@ export async function revokeToken(ctx: Ctx, input: z.infer<typeof revokeTokenInp
     requireScope(ctx.principal, 'write');
   }
   if (row.revoked_at !== null) return;
-  await ctx.db.updateTable('tokens').set({ revoked_at: ctx.clock().toISOString() }).where('id', '=', row.id).execute();
+  await ctx.db
+    .updateTable('tokens')
+    .set({ revoked_at: ctx.clock().toISOString() })
+    .where('org_id', '=', ctx.principal.orgId)
+    .where('id', '=', row.id)
+    .execute();
 }

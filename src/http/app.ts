@@ -3,12 +3,12 @@ import Fastify, { LogController, type FastifyHttpsOptions, type FastifyInstance,
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import cookie from '@fastify/cookie';
 import { serializerCompiler, validatorCompiler } from '@fastify/type-provider-zod';
 import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
 import { AppError } from '../domain/errors.js';
 import { operations } from '../operations/index.js';
-import type { Operation } from '../operations/operation.js';
 import type { Runtime } from '../operations/execute.js';
 import type { JobRunner } from '../domain/jobs.js';
 import { registerSlack } from '../slack/plugin.js';
@@ -18,9 +18,13 @@ import { envelopeFor, sendError } from './envelope.js';
 import { registerHealth } from './health.js';
 import { registerJsonParser } from './json-parser.js';
 import { registerOpenApi } from './openapi.js';
-import { registerPublicLinks } from './public-links.js';
+import { publicLinkPath, registerPublicLinks } from './public-links.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './rate-limit.js';
 import { allowedMethods, registerOperationRoutes } from './routes.js';
+import { authenticateCookie } from './cookie-auth.js';
+import { secureCookies } from './session-cookie.js';
+import { signinRoutes } from './signin.js';
+import { defaultWebDir, webApp } from './web-app.js';
 import { isMcpUrl, mcpHttpTransport } from '../mcp/http-transport.js';
 
 export interface AppDeps {
@@ -30,10 +34,10 @@ export interface AppDeps {
   redis?: Redis | undefined;
   clock?: () => Date;
   https?: { cert: Buffer; key: Buffer } | undefined;
-  /** Told after a commit that changed tokens or members (other processes' caches). */
-  onAuthChanged?: () => void;
   /** Runs a background job now (`runJob`). */
   jobs?: JobRunner;
+  /** The web app's build (default: `dist/web` of this checkout). */
+  webDir?: string;
 }
 
 export interface App {
@@ -44,6 +48,13 @@ export interface App {
 
 // JSON bodies may carry a snippet of up to 1 MiB, escaped; the domain enforces the real limits.
 const BODY_LIMIT = 4 * 1024 * 1024;
+
+/** Sign-in and sign-out posts are rate-limited per address like unauthenticated /v1 calls. */
+function isSigninPost(method: string, url: string): boolean {
+  if (method !== 'POST') return false;
+  const path = url.split('?')[0];
+  return path === '/signin' || path === '/signout';
+}
 
 /** Builds the HTTP app without listening (tests inject or listen on port 0). */
 export async function buildApp(deps: AppDeps): Promise<App> {
@@ -72,13 +83,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     db: deps.db,
     clock,
     publicBaseUrl: deps.config.publicBaseUrl,
+    appUrl: deps.config.appUrl,
     jobs: deps.jobs,
-    afterCommit(op: Operation) {
-      if (!op.changesAuth) return;
-      authCache.clear();
-      deps.onAuthChanged?.();
+    // Other processes drop theirs on the NOTIFY sent inside the same transaction.
+    afterCommit(change) {
+      if (change.changesAuth) authCache.clear();
     },
   };
+  const secure = secureCookies(deps.config.appUrl, deps.https !== undefined);
 
   app.setValidatorCompiler(validatorCompiler);
   // Operation handlers send pre-serialized JSON strings (so a replay is byte for byte), which
@@ -86,6 +98,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('principal', null);
   app.decorateRequest('authError', null);
+  // Before the auth hook below: it reads the parsed cookies.
+  await app.register(cookie);
   registerJsonParser(app);
   app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
 
@@ -108,10 +122,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       reply.header('Connection', 'close').header('Retry-After', '1');
       throw new AppError('shutting_down', 503, 'The server is shutting down; retry shortly.');
     }
-    if (!request.url.startsWith('/v1/') && request.url !== '/v1' && !isMcpUrl(request.url)) return;
+    const api = request.url.startsWith('/v1/') || request.url === '/v1';
+    if (!api && !isMcpUrl(request.url) && !isSigninPost(request.method, request.url)) return;
     let key: string | undefined;
     const header = request.headers.authorization;
-    if (header !== undefined) {
+    if (header === undefined && api) {
+      // The web app's session cookie, on /v1 only: /mcp takes bearer tokens alone.
+      key = await authenticateCookie(request, authCache, runtime.appUrl!);
+    } else if (header !== undefined) {
       const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
       try {
         if (!m) throw new AppError('unauthorized', 401, 'Use the header Authorization: Bearer <token>.');
@@ -141,5 +159,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerPublicLinks(app, { db: deps.db, publicBaseUrl: deps.config.publicBaseUrl });
   await registerSlack(app, { config: deps.config, runtime, log: deps.log });
   await app.register(mcpHttpTransport, { operations, runtime });
+  await app.register(async (web) => {
+    await webApp(web, { webDir: deps.webDir ?? defaultWebDir(), publicLinkPath: publicLinkPath(deps.config.publicBaseUrl), secure });
+    await signinRoutes(web, { db: deps.db, clock, appUrl: () => runtime.appUrl!, secureCookies: secure, authCache });
+  });
   return { app, authCache, runtime };
 }

@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import type { AppError } from '../domain/errors.js';
 import { authenticateToken, unauthorized, type Authenticated } from '../domain/authenticate.js';
+import { authenticateSession, sessionEnded } from '../domain/authenticate-session.js';
 import { hashToken } from '../domain/token-format.js';
 
 const MAX_ENTRIES = 10_000;
@@ -8,26 +10,35 @@ const MAX_ENTRIES = 10_000;
 const TTL_MS = 60_000;
 
 /**
- * Caches token → principal so a request costs no look-up of its token. Any commit that
- * changes tokens or members clears it (`clear`), here and, through Postgres NOTIFY, in every
- * other process, so a revoked token fails on its next request.
+ * Caches token → principal, and session cookie → principal, so a request costs no look-up
+ * of its credential. Any commit that changes tokens, members or sessions clears it
+ * (`clear`), here and, through Postgres NOTIFY, in every other process, so a revoked token
+ * or an ended session fails on its next request.
  */
 export class AuthCache {
   readonly #entries = new Map<string, { auth: Authenticated; at: number }>();
 
   constructor(private readonly db: Kysely<Database>, private readonly now: () => number = Date.now) {}
 
-  async authenticate(token: string): Promise<Authenticated> {
-    const key = hashToken(token);
+  authenticate(token: string): Promise<Authenticated> {
+    return this.#cached(`t:${hashToken(token)}`, (at) => authenticateToken(this.db, token, at), unauthorized);
+  }
+
+  /** The principal of a web session's cookie value. */
+  authenticateSession(secret: string): Promise<Authenticated> {
+    return this.#cached(`s:${hashToken(secret)}`, (at) => authenticateSession(this.db, secret, at), sessionEnded);
+  }
+
+  async #cached(key: string, load: (at: Date) => Promise<Authenticated>, expired: () => AppError): Promise<Authenticated> {
     const t = this.now();
     const hit = this.#entries.get(key);
     if (hit && t - hit.at < TTL_MS) {
-      if (hit.auth.expiresAt !== null && hit.auth.expiresAt <= t) throw unauthorized();
+      if (hit.auth.expiresAt !== null && hit.auth.expiresAt <= t) throw expired();
       return hit.auth;
     }
     const generation = this.#generation;
-    const auth = await authenticateToken(this.db, token, new Date(t));
-    // A clear() that ran while we were reading may have been about this very token.
+    const auth = await load(new Date(t));
+    // A clear() that ran while we were reading may have been about this very credential.
     if (generation === this.#generation) {
       if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
       this.#entries.set(key, { auth, at: t });

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { isConnectionLost, isStalePlan, isTransientConflict } from '../domain/db-errors.js';
 import { AppError, type FieldError } from '../domain/errors.js';
 
 export interface Envelope {
@@ -63,16 +64,6 @@ export function fieldErrors(issues: ValidationIssue[], context: string | undefin
   });
 }
 
-/** Errors that mean the database (or another dependency) is unreachable right now: 503, not 500. */
-function isUnavailable(err: unknown): boolean {
-  const e = err as { code?: unknown; message?: unknown };
-  const code = typeof e.code === 'string' ? e.code : '';
-  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300'].includes(code)) return true;
-  if (code.startsWith('08')) return true;
-  const message = typeof e.message === 'string' ? e.message : '';
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message);
-}
-
 /** Postgres class 22 (data exception): a value the request carried, such as text with NUL. */
 function isDataError(err: unknown): boolean {
   const code = (err as { code?: unknown }).code;
@@ -113,9 +104,14 @@ export function mapError(err: unknown, id: string, log: FastifyBaseLogger): Mapp
       envelope: envelopeFor(422, id, 'invalid_value', 'A value in the request cannot be stored or compared (for example, text with a NUL character).'),
     };
   }
-  if (isUnavailable(err)) {
+  if (isConnectionLost(err)) {
     log.error({ err }, 'dependency unavailable');
     return { status: 503, envelope: envelopeFor(503, id), retryAfter: '1' };
+  }
+  // Still conflicting after the retries of `execute`: nothing was applied; the client may retry.
+  if (isTransientConflict(err) || isStalePlan(err)) {
+    log.warn({ err: { code: (err as { code?: unknown }).code, message: (err as Error).message } }, 'database conflict persisted after retries');
+    return { status: 503, envelope: envelopeFor(503, id, 'database_busy', 'The database was busy with conflicting changes; nothing was applied. Retry shortly.'), retryAfter: '1' };
   }
   log.error({ err }, 'unhandled error');
   return { status: 500, envelope: envelopeFor(500, id) };

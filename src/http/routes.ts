@@ -6,8 +6,7 @@ import { unauthorized } from '../domain/authenticate.js';
 import type { Principal } from '../domain/context.js';
 import { execute, type Runtime } from '../operations/execute.js';
 import type { Operation } from '../operations/operation.js';
-
-const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+import { IDEMPOTENCY_KEY_MESSAGE, IDEMPOTENCY_KEY_PATTERN } from '../domain/idempotency-key.js';
 
 export function fastifyPath(path: string): string {
   return path.replace(/\{(\w+)\}/g, ':$1');
@@ -17,9 +16,9 @@ function idempotencyKey(request: FastifyRequest): string | undefined {
   const raw = request.headers['idempotency-key'];
   if (raw === undefined) return undefined;
   const key = Array.isArray(raw) ? raw[0] : raw;
-  if (key === undefined || !KEY_PATTERN.test(key)) {
+  if (key === undefined || !IDEMPOTENCY_KEY_PATTERN.test(key)) {
     throw new AppError('validation_failed', 422, 'Some fields are not valid.', [
-      { field: 'Idempotency-Key', code: 'invalid', message: 'must be 1 to 255 visible ASCII characters' },
+      { field: 'Idempotency-Key', code: 'invalid', message: IDEMPOTENCY_KEY_MESSAGE },
     ]);
   }
   return key;
@@ -56,8 +55,9 @@ export function registerOperationRoutes(app: FastifyInstance, ops: readonly Oper
       },
       handler: async (request, reply) => {
         const principal = principalOf(request);
+        const params = Object.entries(request.params as Record<string, unknown>).map(([name, value]) => [op.pathInput[name] ?? name, value]);
         const input = {
-          ...(request.params as Record<string, unknown>),
+          ...Object.fromEntries(params),
           ...(request.query as Record<string, unknown>),
           ...(request.body as Record<string, unknown> | undefined),
         };

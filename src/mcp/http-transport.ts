@@ -9,6 +9,7 @@ import { describeOperations } from '../operations/manifest.js';
 import type { Operation } from '../operations/operation.js';
 import { parseOperationInput } from '../operations/operation-input.js';
 import { createToolServer, toolCatalog, type ToolInvoker } from './tool-server.js';
+import { toolCall } from './tool-arguments.js';
 import { errorResult, successResult } from './tools.js';
 
 export const MCP_PATH = '/mcp';
@@ -31,7 +32,8 @@ const OWN_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection'
  * Streamable HTTP at `POST /mcp`, stateless (a new MCP server per request, no session), with
  * JSON answers. The caller is the bearer token's principal, authenticated by the app's
  * onRequest hook as for `/v1`; tools run `execute()` in-process as that principal, so scopes,
- * roles and agent gates apply exactly as on `/v1`.
+ * roles and agent gates apply exactly as on `/v1`; a write's `idempotency_key` argument goes
+ * to `execute` as the header's key would, so a retried call is applied once.
  */
 export async function mcpHttpTransport(app: FastifyInstance, opts: McpHttpOptions): Promise<void> {
   const catalog = toolCatalog(describeOperations(opts.operations).operations);
@@ -40,8 +42,9 @@ export async function mcpHttpTransport(app: FastifyInstance, opts: McpHttpOption
   const invoker = (request: FastifyRequest, principal: Principal): ToolInvoker => async (entry, args) => {
     const op = byName.get(entry.name)!;
     try {
-      const outcome = await execute(opts.runtime, op, principal, parseOperationInput(op, args));
-      return successResult(entry, outcome.body === null ? undefined : JSON.parse(outcome.body));
+      const call = toolCall(entry, args);
+      const outcome = await execute(opts.runtime, op, principal, parseOperationInput(op, call.input), call.idempotencyKey);
+      return successResult(entry, outcome.body === null ? undefined : JSON.parse(outcome.body), outcome.replayed);
     } catch (err) {
       return errorResult(mapError(err, request.id, request.log).envelope);
     }

@@ -1,5 +1,6 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { OperationEntry } from '../operations/manifest.js';
+import { toolInputSchema } from './tool-arguments.js';
 
 /** What an error answer carries: the /v1 envelope (request_id when a server request made it). */
 export interface ToolErrorEnvelope {
@@ -12,7 +13,8 @@ export interface ToolErrorEnvelope {
 
 /**
  * One MCP tool per operation, named by its operationId, with the operation's own input and
- * output schemas. Both transports (stdio and Streamable HTTP) list exactly these.
+ * output schemas (plus `idempotency_key` on writes). Both transports (stdio and Streamable
+ * HTTP) list exactly these.
  */
 export function toolFor(entry: OperationEntry): Tool {
   const tool: Tool = {
@@ -20,8 +22,8 @@ export function toolFor(entry: OperationEntry): Tool {
     title: entry.summary,
     description: `${entry.summary}. Same as ${entry.method} /v1${entry.path}; needs a token with the ${entry.scope} scope.${
       entry.list ? ' Returns one page: pass next_cursor back as cursor for the next.' : ''
-    }`,
-    inputSchema: entry.inputSchema as Tool['inputSchema'],
+    }${entry.readOnly ? '' : ' Pass idempotency_key to retry safely.'}`,
+    inputSchema: toolInputSchema(entry) as Tool['inputSchema'],
     annotations: {
       title: entry.summary,
       readOnlyHint: entry.readOnly,
@@ -35,15 +37,20 @@ export function toolFor(entry: OperationEntry): Tool {
   return tool;
 }
 
-/** A successful answer: the response body as `structuredContent` and as JSON text. */
-export function successResult(entry: OperationEntry, body: unknown): CallToolResult {
-  if (body === undefined || body === null) {
-    return { content: [{ type: 'text', text: `Done: ${entry.name} succeeded (no content).` }] };
-  }
-  const result: CallToolResult = { content: [{ type: 'text', text: JSON.stringify(body) }] };
-  if (entry.outputSchema && typeof body === 'object' && !Array.isArray(body)) {
+/**
+ * A successful answer: the response body as `structuredContent` and as JSON text. A replay
+ * (a retried write whose idempotency_key was seen) says so in `_meta`, as /v1 does with the
+ * `Idempotent-Replayed` header.
+ */
+export function successResult(entry: OperationEntry, body: unknown, replayed = false): CallToolResult {
+  const result: CallToolResult =
+    body === undefined || body === null
+      ? { content: [{ type: 'text', text: `Done: ${entry.name} succeeded (no content).` }] }
+      : { content: [{ type: 'text', text: JSON.stringify(body) }] };
+  if (entry.outputSchema && body !== null && typeof body === 'object' && !Array.isArray(body)) {
     result.structuredContent = body as Record<string, unknown>;
   }
+  if (replayed) result._meta = { 'tack/idempotent-replayed': true };
   return result;
 }
 

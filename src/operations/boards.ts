@@ -1,4 +1,4 @@
-import { boardSchema, createBoard, createBoardInput, listBoards, listBoardsInput, updateBoard, updateBoardInput } from '../domain/boards.js';
+import { boardKeyInput, boardSchema, createBoard, deleteBoard, getBoard, createBoardInput, listBoards, listBoardsInput, updateBoard, updateBoardInput } from '../domain/boards.js';
 import { pageOf } from '../domain/fields.js';
 import { defineOperation } from './operation.js';
 
@@ -38,5 +38,26 @@ export const boardOperations = [
     output: boardSchema,
     idempotent: true,
     run: (ctx, input) => updateBoard(ctx, input),
+  }),
+  defineOperation({
+    name: 'getBoard',
+    summary: 'A board by id or slug',
+    group: 'boards',
+    method: 'GET',
+    path: '/boards/{id}',
+    scope: 'read',
+    params: boardKeyInput,
+    output: boardSchema,
+    run: (ctx, input) => getBoard(ctx, input),
+  }),
+  defineOperation({
+    name: 'deleteBoard',
+    summary: 'Delete a board that has no cards left (owner or admin, config:write)',
+    group: 'boards',
+    method: 'DELETE',
+    path: '/boards/{id}',
+    scope: 'config:write',
+    params: boardKeyInput,
+    run: (ctx, input) => deleteBoard(ctx, input),
   }),
 ];

@@ -1,9 +1,11 @@
-import { moveCardInput, moveCard } from '../domain/card-moves.js';
+import { cardMovesSchema, listCardMoves, moveCardInput, moveCard } from '../domain/card-moves.js';
 import { cardKeyInput, cardSchema, createCard, createCardInput, deleteCard, getCard, listCards, listCardsInput } from '../domain/cards.js';
 import {
   addCriterion,
   addCriterionInput,
+  criterionKeyInput,
   criterionSchema,
+  deleteCriterion,
   listCriteria,
   listCriteriaInput,
   updateCriterion,
@@ -15,7 +17,7 @@ import { defineOperation } from './operation.js';
 export const cardOperations = [
   defineOperation({
     name: 'listCards',
-    summary: 'Cards newest first, filtered by board (id or slug), status and assignee (me or a member id)',
+    summary: 'Cards newest first, filtered by board (id or slug), status, assignee (me or a member id) and milestone (ref)',
     group: 'cards',
     method: 'GET',
     path: '/cards',
@@ -61,6 +63,17 @@ export const cardOperations = [
     run: (ctx, input) => moveCard(ctx, input),
   }),
   defineOperation({
+    name: 'listCardMoves',
+    summary: 'Where you may move a card: one entry per state, with the refusal code where you may not',
+    group: 'cards',
+    method: 'GET',
+    path: '/cards/{id}/moves',
+    scope: 'read',
+    params: cardKeyInput,
+    output: cardMovesSchema,
+    run: (ctx, input) => listCardMoves(ctx, input),
+  }),
+  defineOperation({
     name: 'deleteCard',
     summary: 'Delete a card and its criteria; mirroring todos stay, unlinked',
     group: 'cards',
@@ -72,7 +85,7 @@ export const cardOperations = [
   }),
   defineOperation({
     name: 'listCriteria',
-    summary: "A card's criteria (subtasks), newest first",
+    summary: "A card's criteria (subtasks) in their order on the card",
     group: 'criteria',
     method: 'GET',
     path: '/cards/{id}/criteria',
@@ -97,7 +110,7 @@ export const cardOperations = [
   }),
   defineOperation({
     name: 'updateCriterion',
-    summary: 'Rename, tick or untick a criterion; a mirroring todo follows the tick',
+    summary: 'Rename, tick, untick or reorder a criterion (position, from 0); a mirroring todo follows its title and tick',
     group: 'criteria',
     method: 'PATCH',
     path: '/cards/{id}/criteria/{criterion_id}',
@@ -107,5 +120,15 @@ export const cardOperations = [
     output: criterionSchema,
     idempotent: true,
     run: (ctx, input) => updateCriterion(ctx, input),
+  }),
+  defineOperation({
+    name: 'deleteCriterion',
+    summary: 'Delete a criterion; a todo mirroring it stays, unlinked',
+    group: 'criteria',
+    method: 'DELETE',
+    path: '/cards/{id}/criteria/{criterion_id}',
+    scope: 'write',
+    params: criterionKeyInput,
+    run: (ctx, input) => deleteCriterion(ctx, input),
   }),
 ];

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { confirmCaller } from '../domain/confirm-caller.js';
 import type { Ctx, Principal } from '../domain/context.js';
 import { AppError } from '../domain/errors.js';
 import { JsonText } from '../domain/json-text.js';
@@ -7,14 +8,17 @@ import { claimKey, recordKey, requestHash, type IdempotencySlot } from '../domai
 import type { JobRunner } from '../domain/jobs.js';
 import { requireScope, requireWriter } from '../domain/permissions.js';
 import type { Operation } from './operation.js';
+import { writeTransaction } from './write-transaction.js';
 
 export interface Runtime {
   db: Kysely<Database>;
   clock: () => Date;
   /** Base of snippets' public links, handed to the domain in every Ctx. */
   publicBaseUrl?: string;
-  /** Called after a write commits (for example, to drop cached principals). */
-  afterCommit?: (op: Operation) => void;
+  /** Where the web app is opened (sign-in links), handed to the domain in every Ctx. */
+  appUrl?: string;
+  /** Called after a write commits; `changesAuth` when it changed tokens or members (drop cached principals). */
+  afterCommit?: (change: { changesAuth: boolean }) => void;
   /** Runs a background job now (`runJob`); absent where the server runs no jobs. */
   jobs?: JobRunner;
 }
@@ -29,7 +33,9 @@ export interface Outcome {
 /**
  * Runs one operation for one caller, the same way for every face: scope and role checks,
  * then a read on the pool, or a write in its own transaction together with its
- * idempotency record. `input` must already be validated against `op.input`.
+ * idempotency record. Inside that transaction the caller's token is read again, so no
+ * process applies a write of a token whose revocation has committed. `input` must already
+ * be validated against `op.input`.
  */
 export async function execute(
   rt: Runtime,
@@ -39,28 +45,39 @@ export async function execute(
   idempotencyKey?: string,
 ): Promise<Outcome> {
   requireScope(principal, op.scope);
-  const ctx = (db: Kysely<Database>): Ctx => ({ db, clock: rt.clock, principal, publicBaseUrl: rt.publicBaseUrl, jobs: rt.jobs });
+  const ctx = (db: Kysely<Database>, caller = principal): Ctx => ({ db, clock: rt.clock, principal: caller, publicBaseUrl: rt.publicBaseUrl, appUrl: rt.appUrl, jobs: rt.jobs });
   if (op.readOnly) {
     const result = await op.run(ctx(rt.db), input);
     return { status: op.status, body: serialize(result), replayed: false };
   }
   requireWriter(principal);
   const slot: IdempotencySlot | undefined = idempotencyKey
-    ? { owner: principal.tokenId ?? `member:${principal.memberId}`, operation: op.name, key: idempotencyKey, hash: requestHash(input), secret: principal.replaySecret }
+    ? { owner: idempotencyOwner(principal), operation: op.name, key: idempotencyKey, hash: requestHash(input), secret: principal.replaySecret }
     : undefined;
-  if (op.ownTransactions) return executeOutsideTransaction(rt, op, ctx(rt.db), input, slot);
-  const outcome = await rt.db.transaction().execute(async (trx) => {
+  if (op.ownTransactions) {
+    const caller = await confirmCaller(rt.db, principal, rt.clock());
+    requireWriter(caller);
+    return executeOutsideTransaction(rt, op, ctx(rt.db, caller), input, slot);
+  }
+  return writeTransaction(rt, async (trx, scope) => {
+    const caller = await confirmCaller(trx, principal, rt.clock());
+    requireWriter(caller);
     if (slot) {
       const stored = await claimKey(trx, slot);
       if (stored) return { ...stored, replayed: true };
     }
-    const result = await op.run(ctx(trx), input);
+    const result = await op.run(ctx(trx, caller), input);
     const response = { status: op.status, body: serialize(result) };
     if (slot) await recordKey(trx, slot, response);
+    if (op.changesAuth) await scope.authChanged();
     return { ...response, replayed: false };
   });
-  if (!outcome.replayed) rt.afterCommit?.(op);
-  return outcome;
+}
+
+/** Idempotency keys are scoped per token, per web session, else per member (Slack). */
+function idempotencyOwner(principal: Principal): string {
+  if (principal.tokenId !== null) return principal.tokenId;
+  return principal.sessionId !== undefined ? principal.sessionId : `member:${principal.memberId}`;
 }
 
 // Keys of `ownTransactions` requests still running in this process.
@@ -83,14 +100,14 @@ async function executeOutsideTransaction(
   const name = slot && `${slot.owner} ${slot.operation} ${slot.key}`;
   if (slot && name) {
     if (running.has(name)) throw new AppError('idempotency_key_in_use', 409, 'A request with this Idempotency-Key is still being processed; retry shortly.');
-    const stored = await rt.db.transaction().execute((trx) => claimKey(trx, slot));
+    const stored = await writeTransaction(rt, (trx) => claimKey(trx, slot));
     if (stored) return { ...stored, replayed: true };
     running.add(name);
   }
   try {
     const result = await op.run(ctx, input);
     const response = { status: op.status, body: serialize(result) };
-    if (slot) await rt.db.transaction().execute((trx) => recordKey(trx, slot, response));
+    if (slot) await writeTransaction(rt, (trx) => recordKey(trx, slot, response));
     rt.afterCommit?.(op);
     return { ...response, replayed: false };
   } finally {

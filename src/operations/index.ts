@@ -6,6 +6,7 @@ import { cardOperations } from './cards.js';
 import { todoOperations } from './todos.js';
 import { milestoneOperations } from './milestones.js';
 import { jobOperations } from './jobs.js';
+import { sessionOperations } from './sessions.js';
 
 /** The table of operations: every face (HTTP, MCP, CLI, OpenAPI) is generated from it. */
 export const operations: readonly Operation[] = [
@@ -16,6 +17,7 @@ export const operations: readonly Operation[] = [
   ...todoOperations,
   ...milestoneOperations,
   ...jobOperations,
+  ...sessionOperations,
 ];
 
 const byName = new Map(operations.map((op) => [op.name, op]));

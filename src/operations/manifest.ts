@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Scope } from '../domain/context.js';
+import { ALIASED_VOCABULARIES } from '../domain/vocabulary.js';
 import type { HttpMethod, Operation } from './operation.js';
 
 /**
@@ -21,14 +22,21 @@ export type FieldLocation = 'path' | 'query' | 'body';
 export type FieldKind = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'json';
 
 export interface FieldEntry {
-  /** The API name (snake_case), as in the JSON body or query string. */
+  /** The API name (snake_case), as in the JSON body or query string, and in the merged input. */
   name: string;
   in: FieldLocation;
+  /** A path parameter's name in the path template, where it differs from `name`. */
+  param?: string;
   kind: FieldKind;
   /** For arrays: the kind of one item. */
   items?: Exclude<FieldKind, 'array'>;
   /** Allowed values (of the field, or of one item for arrays). */
   enum?: string[];
+  /**
+   * Words a person may type for those values (`wip` for `in_progress`), keyed as `aliasKey`
+   * writes them: faces that read what people type (the CLI) translate them before sending.
+   */
+  aliases?: Record<string, string>;
   required: boolean;
   /** `null` is accepted (clears the value). */
   nullable: boolean;
@@ -52,6 +60,8 @@ export interface OperationEntry {
   destructive: boolean;
   /** The output is a page: `{data: [...], next_cursor?}`. */
   list: boolean;
+  /** A response field holding a secret that is shown in this response only (a new token). */
+  shownOnce?: string;
   fields: FieldEntry[];
   /** JSON Schema (draft-07) of params, query and body merged: the MCP tool input. */
   inputSchema: JsonSchema;
@@ -75,9 +85,12 @@ export function describeOperation(op: Operation): OperationEntry {
     const names = Object.keys(shape?.shape ?? {});
     // Path parameters in the order the path names them: they become positional arguments.
     if (location === 'path') names.sort((a, b) => op.path.indexOf(`{${a}}`) - op.path.indexOf(`{${b}}`));
-    for (const name of names) {
+    for (const key of names) {
+      const name = location === 'path' ? (op.pathInput[key] ?? key) : key;
       const schema = properties[name] ?? {};
-      fields.push(describeField(name, location, schema, location === 'path' || required.has(name)));
+      const field = describeField(name, location, schema, location === 'path' || required.has(name));
+      if (name !== key) field.param = key;
+      fields.push(field);
     }
   };
   place(op.params, 'path');
@@ -97,6 +110,7 @@ export function describeOperation(op: Operation): OperationEntry {
     idempotent: op.idempotent,
     destructive: op.destructive,
     list: outProps?.data?.type === 'array' && 'next_cursor' in outProps,
+    ...(op.shownOnce ? { shownOnce: op.shownOnce } : {}),
     fields,
     inputSchema,
     // Responses may gain fields over time (api-v1 part 9), so a client built from an older
@@ -119,6 +133,8 @@ function describeField(name: string, location: FieldLocation, schema: JsonSchema
     const values = enumOf(core);
     if (values) entry.enum = values;
   }
+  const aliases = entry.enum && ALIASED_VOCABULARIES.find((v) => sameValues(v.values, entry.enum!))?.aliases;
+  if (aliases) entry.aliases = { ...aliases };
   const format = (kind === 'array' ? (core.items as JsonSchema | undefined)?.format : core.format) as string | undefined;
   if (format) entry.format = format;
   if ('default' in schema) entry.default = schema.default;
@@ -143,7 +159,20 @@ function withoutNull(schema: JsonSchema): { core: JsonSchema; nullable: boolean 
   return { core: schema, nullable: false };
 }
 
+/**
+ * The kind of a field as a command line can take it. A union of scalars reads as its widest
+ * member: `me` or a member id is a string; a boolean that also accepts the text `true`/`false`
+ * (a query flag) is a boolean.
+ */
 function kindOf(schema: JsonSchema): FieldKind {
+  const members = unionMembers(schema);
+  if (members) {
+    const kinds = new Set(members.map(kindOf));
+    if (kinds.size === 1) return [...kinds][0]!;
+    if (kinds.size === 2 && kinds.has('boolean') && kinds.has('string')) return 'boolean';
+    if (kinds.size === 2 && kinds.has('integer') && kinds.has('number')) return 'number';
+    return 'json';
+  }
   switch (schema.type) {
     case 'string':
     case 'integer':
@@ -156,9 +185,28 @@ function kindOf(schema: JsonSchema): FieldKind {
   }
 }
 
+/** The alternatives of `anyOf`/`oneOf`, or of a list of types; undefined for a single schema. */
+function unionMembers(schema: JsonSchema): JsonSchema[] | undefined {
+  const alternatives = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
+  if (Array.isArray(alternatives)) return alternatives;
+  if (Array.isArray(schema.type)) return (schema.type as string[]).map((type) => ({ type }));
+  return undefined;
+}
+
 function enumOf(schema: JsonSchema): string[] | undefined {
+  const members = unionMembers(schema);
+  if (members) {
+    // A union of literals (`a` | `b`) is an enum; one free member makes it open.
+    const parts = members.map(enumOf);
+    return parts.every((p) => p !== undefined) ? [...new Set(parts.flat() as string[])] : undefined;
+  }
+  if (typeof schema.const === 'string') return [schema.const];
   const values = schema.enum;
   return Array.isArray(values) && values.every((v) => typeof v === 'string') ? (values as string[]) : undefined;
+}
+
+function sameValues(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((v) => b.includes(v));
 }
 
 function openObjects(schema: unknown): JsonSchema {

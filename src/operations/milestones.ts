@@ -8,6 +8,7 @@ import {
   milestoneSchema,
   milestoneStatusInput,
 } from '../domain/milestones.js';
+import { deleteMilestone, deleteMilestoneInput, updateMilestone, updateMilestoneInput } from '../domain/milestone-edits.js';
 import { defineOperation } from './operation.js';
 
 export const milestoneOperations = [
@@ -44,5 +45,41 @@ export const milestoneOperations = [
     params: milestoneStatusInput,
     output: milestoneSchema,
     run: (ctx, input) => getMilestoneStatus(ctx, input),
+  }),
+  defineOperation({
+    name: 'getMilestone',
+    summary: 'A milestone by ref (or id), with its card and criteria counts',
+    group: 'milestones',
+    method: 'GET',
+    path: '/milestones/{ref}',
+    scope: 'read',
+    params: milestoneStatusInput,
+    output: milestoneSchema,
+    run: (ctx, input) => getMilestoneStatus(ctx, input),
+  }),
+  defineOperation({
+    name: 'updateMilestone',
+    summary: 'Change a milestone: a new ref, name, kind or end date, or clear the end date',
+    group: 'milestones',
+    method: 'PATCH',
+    path: '/milestones/{ref}',
+    scope: 'write',
+    params: milestoneStatusInput,
+    // The body's `ref` is the new ref: the path's arrives as `milestone` (MCP, CLI, domain).
+    pathInput: { ref: 'milestone' },
+    body: updateMilestoneInput.omit({ milestone: true }),
+    output: milestoneSchema,
+    idempotent: true,
+    run: (ctx, input) => updateMilestone(ctx, input),
+  }),
+  defineOperation({
+    name: 'deleteMilestone',
+    summary: 'Delete a milestone; its cards stay, out of any milestone, and channel subscriptions to it end',
+    group: 'milestones',
+    method: 'DELETE',
+    path: '/milestones/{ref}',
+    scope: 'write',
+    params: deleteMilestoneInput,
+    run: (ctx, input) => deleteMilestone(ctx, input),
   }),
 ];

@@ -15,9 +15,11 @@ type Part = 'params' | 'body' | 'querystring';
  */
 export function parseOperationInput(op: Operation, args: Record<string, unknown>): Record<string, unknown> {
   const parts: Record<Part, Record<string, unknown>> = { params: {}, body: {}, querystring: {} };
+  const urlName = new Map(Object.entries(op.pathInput).map(([url, name]) => [name, url]));
   for (const [key, value] of Object.entries(args)) {
     if (value === undefined) continue;
-    if (op.params && key in op.params.shape) parts.params[key] = value === null ? value : String(value);
+    const param = urlName.get(key);
+    if (param !== undefined) parts.params[param] = value === null ? value : String(value);
     else if (op.query && key in op.query.shape) setQuery(parts.querystring, key, value);
     else if (op.body) parts.body[key] = value;
     else if (op.method === 'GET') setQuery(parts.querystring, key, value);
@@ -32,11 +34,18 @@ export function parseOperationInput(op: Operation, args: Record<string, unknown>
     if (!schema) continue;
     const result = schema.safeParse(parts[part]);
     if (!result.success) {
-      throw new AppError('validation_failed', 422, 'Some fields are not valid.', fieldErrors(result.error.issues.map(asIssue), part));
+      const issues = result.error.issues.map((issue) => (part === 'params' ? { ...issue, path: inputPath(op, issue.path) } : issue));
+      throw new AppError('validation_failed', 422, 'Some fields are not valid.', fieldErrors(issues.map(asIssue), part));
     }
-    Object.assign(input, result.data);
+    for (const [key, value] of Object.entries(result.data)) input[part === 'params' ? (op.pathInput[key] ?? key) : key] = value;
   }
   return input;
+}
+
+/** A path parameter's issue under the name the caller gave it. */
+function inputPath(op: Operation, path: PropertyKey[]): PropertyKey[] {
+  const [first, ...rest] = path;
+  return typeof first === 'string' ? [op.pathInput[first] ?? first, ...rest] : path;
 }
 
 /** A query string carries text only, and one value where one was given. */

@@ -7,15 +7,21 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 type Obj = z.ZodObject;
 type Empty = z.ZodObject<{}>;
 
-/** What the domain function of an operation receives: path, query and body merged. */
-export type InputOf<P extends Obj, Q extends Obj, B extends Obj> = z.output<P> & z.output<Q> & z.output<B>;
+/** Input names of path parameters, by URL name (see `pathInput`). */
+type Renames = Record<string, string>;
 
-export interface OperationSpec<P extends Obj, Q extends Obj, B extends Obj, O extends z.ZodType | undefined> {
+/** An object type with keys renamed by `R` (the others kept). */
+type Renamed<T, R extends Renames> = { [K in keyof T as K extends keyof R ? R[K] : K]: T[K] };
+
+/** What the domain function of an operation receives: path, query and body merged. */
+export type InputOf<P extends Obj, Q extends Obj, B extends Obj, R extends Renames = {}> = Renamed<z.output<P>, R> & z.output<Q> & z.output<B>;
+
+export interface OperationSpec<P extends Obj, Q extends Obj, B extends Obj, O extends z.ZodType | undefined, R extends Renames = {}> {
   /** The operationId: the HTTP route, MCP tool and CLI command are all named from it. */
   name: string;
   summary: string;
   /** Resource group, for OpenAPI tags and CLI grouping. */
-  group: 'me' | 'members' | 'tokens' | 'snippets' | 'boards' | 'cards' | 'criteria' | 'todos' | 'milestones' | 'jobs';
+  group: 'me' | 'members' | 'tokens' | 'snippets' | 'boards' | 'cards' | 'criteria' | 'todos' | 'milestones' | 'jobs' | 'sessions';
   method: HttpMethod;
   /** Path under /v1 in OpenAPI style: `/snippets/{id}`. */
   path: string;
@@ -23,6 +29,13 @@ export interface OperationSpec<P extends Obj, Q extends Obj, B extends Obj, O ex
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * Path parameters that the merged input (MCP tool arguments, CLI arguments, the domain's
+   * input) names otherwise than the URL, because a body field has the URL's name:
+   * `PATCH /milestones/{ref}` takes a new `ref` in its body, so with `{ref: 'milestone'}` its
+   * path `ref` arrives as `milestone`.
+   */
+  pathInput?: R & { [K in keyof R]: K extends keyof z.output<P> ? string : never };
   /** The response body schema; omit for 204 No Content. */
   output?: O;
   /** 200 by default; 201 for creations. */
@@ -30,6 +43,8 @@ export interface OperationSpec<P extends Obj, Q extends Obj, B extends Obj, O ex
   /** True when repeating the call with the same input changes nothing more (PUT-like). */
   idempotent?: boolean;
   destructive?: boolean;
+  /** A response field holding a secret shown in this response only; clients tell people to copy it. */
+  shownOnce?: string;
   /** The write changes who a token is (tokens, members): drop cached principals on commit. */
   changesAuth?: boolean;
   /**
@@ -38,7 +53,7 @@ export interface OperationSpec<P extends Obj, Q extends Obj, B extends Obj, O ex
    */
   ownTransactions?: boolean;
   /** The answer, or for reads that let Postgres serialize it, its JSON text (the same bytes). */
-  run(ctx: Ctx, input: InputOf<P, Q, B>): Promise<O extends z.ZodType ? z.input<O> | JsonText : void>;
+  run(ctx: Ctx, input: InputOf<P, Q, B, R>): Promise<O extends z.ZodType ? z.input<O> | JsonText : void>;
 }
 
 /** An operation with its types erased, as the table and the faces hold it. */
@@ -49,9 +64,12 @@ export interface Operation {
   method: HttpMethod;
   path: string;
   scope: Scope;
+  /** Keyed by the URL's names (`{ref}`), as HTTP validates and describes them. */
   params: Obj | undefined;
   query: Obj | undefined;
   body: Obj | undefined;
+  /** The input name of each path parameter, by its URL name (itself unless `pathInput` says otherwise). */
+  pathInput: Readonly<Record<string, string>>;
   /** params, query and body as one object: MCP tool input, CLI options. */
   input: Obj;
   output: z.ZodType | undefined;
@@ -59,6 +77,7 @@ export interface Operation {
   readOnly: boolean;
   idempotent: boolean;
   destructive: boolean;
+  shownOnce: string | undefined;
   changesAuth: boolean;
   ownTransactions: boolean;
   run(ctx: Ctx, input: Record<string, unknown>): Promise<unknown>;
@@ -69,8 +88,12 @@ export function defineOperation<
   Q extends Obj = Empty,
   B extends Obj = Empty,
   O extends z.ZodType | undefined = undefined,
->(spec: OperationSpec<P, Q, B, O>): Operation {
-  const shape = { ...spec.params?.shape, ...spec.query?.shape, ...spec.body?.shape };
+  const R extends Renames = {},
+>(spec: OperationSpec<P, Q, B, O, R>): Operation {
+  const renamed: Record<string, string | undefined> = spec.pathInput ?? {};
+  const pathInput = Object.fromEntries(Object.keys(spec.params?.shape ?? {}).map((name) => [name, renamed[name] ?? name]));
+  const params = Object.fromEntries(Object.entries(spec.params?.shape ?? {}).map(([name, schema]) => [pathInput[name]!, schema]));
+  const shape = { ...params, ...spec.query?.shape, ...spec.body?.shape };
   return {
     name: spec.name,
     summary: spec.summary,
@@ -81,12 +104,14 @@ export function defineOperation<
     params: spec.params,
     query: spec.query,
     body: spec.body,
+    pathInput,
     input: z.object(shape),
     output: spec.output,
     status: spec.status ?? (spec.output ? 200 : 204),
     readOnly: spec.method === 'GET',
     idempotent: spec.idempotent ?? (spec.method === 'GET' || spec.method === 'DELETE'),
     destructive: spec.destructive ?? spec.method === 'DELETE',
+    shownOnce: spec.shownOnce,
     changesAuth: spec.changesAuth ?? false,
     ownTransactions: spec.ownTransactions ?? false,
     // The spec's run is typed by its own schemas; every face validates input with those same

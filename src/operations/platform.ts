@@ -91,6 +91,7 @@ export const platformOperations = [
     body: createTokenInput,
     output: createdTokenSchema,
     status: 201,
+    shownOnce: 'token',
     run: (ctx, input) => createToken(ctx, input),
   }),
   defineOperation({

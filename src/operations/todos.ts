@@ -1,5 +1,6 @@
 import { pageOf } from '../domain/fields.js';
 import { completeTodo, createTodo, createTodoInput, listTodos, listTodosInput, reopenTodo, todoIdInput, todoSchema } from '../domain/todos.js';
+import { deleteTodo, updateTodo, updateTodoInput } from '../domain/todo-edits.js';
 import { defineOperation } from './operation.js';
 
 export const todoOperations = [
@@ -49,5 +50,28 @@ export const todoOperations = [
     output: todoSchema,
     idempotent: true,
     run: (ctx, input) => reopenTodo(ctx, input),
+  }),
+  defineOperation({
+    name: 'updateTodo',
+    summary: "Change a todo's title, priority or due date, or clear the date; a mirrored criterion is renamed with it",
+    group: 'todos',
+    method: 'PATCH',
+    path: '/todos/{id}',
+    scope: 'write',
+    params: todoIdInput,
+    body: updateTodoInput.omit({ id: true }),
+    output: todoSchema,
+    idempotent: true,
+    run: (ctx, input) => updateTodo(ctx, input),
+  }),
+  defineOperation({
+    name: 'deleteTodo',
+    summary: 'Delete a todo of your own; a criterion it mirrored stays on its card, unlinked',
+    group: 'todos',
+    method: 'DELETE',
+    path: '/todos/{id}',
+    scope: 'write',
+    params: todoIdInput,
+    run: (ctx, input) => deleteTodo(ctx, input),
   }),
 ];

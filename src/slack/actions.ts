@@ -6,7 +6,7 @@ import type { SlackDeps } from './deps.js';
 import { profileLookup, resolveSlackMember } from './member-link.js';
 import { errorReply } from './replies.js';
 import { openTodosThisWeek, type OpenTodos } from './todo-list.js';
-import { messageView, REMINDER_BLOCK, TODO_DONE_ACTION, todoBlocks, todoListView, type TodoView } from './views.js';
+import { messageView, REMINDER_BLOCK, TODO_DONE_ACTION, todoBlocks, todoDoneView, todoListView, type TodoView } from './views.js';
 
 /** A reply that leaves the clicked message alone and tells only the clicker. */
 function aside(reply: SlackReply): SlackReply {
@@ -28,14 +28,15 @@ async function replacement(body: BlockAction, todo: TodoView, relist: () => Prom
   const mine = `todo:${todo.id}`;
   if (Array.isArray(blocks) && blocks.some((b) => blockId(b) === mine)) {
     const next = blocks.flatMap((b) => (blockId(b) === mine ? todoBlocks({ ...todo, done: true }) : [b]));
-    return { replace_original: true, text: `Done: ${todo.title}`, blocks: next };
+    return { replace_original: true, text: todoDoneView(todo).text, blocks: next };
   }
   let open: OpenTodos;
   try {
     open = await relist();
   } catch {
     // The todo is done either way; without a list, show just its done state.
-    return { replace_original: true, text: `Done: ${todo.title}`, blocks: todoBlocks({ ...todo, done: true }) };
+    const { text, blocks: done } = todoDoneView(todo);
+    return { replace_original: true, text, ...(done ? { blocks: done } : {}) };
   }
   const list = todoListView(
     open.todos.filter((t) => t.id !== todo.id),
@@ -49,7 +50,7 @@ export async function runTodoDone(deps: SlackDeps, body: BlockAction, todoId: st
   const log = deps.log.child({ slack_action: TODO_DONE_ACTION, slack_user: body.user.id });
   try {
     const rt = deps.runtime;
-    const member = await resolveSlackMember(rt.db, deps.config.slack.org, body.user.id, profileLookup(client, body.user.id, log), rt.clock());
+    const member = await resolveSlackMember(rt, deps.config.slack.org, body.user.id, profileLookup(client, body.user.id, log));
     if (!member) return aside(messageView(howToLinkMessage(body.user.id)));
     const principal = slackPrincipal(member);
     const call: CommandContext['call'] = (operation, input) => callOperation(rt, operation, principal, input);

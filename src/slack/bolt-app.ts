@@ -1,19 +1,45 @@
-import { App, type Receiver } from '@slack/bolt';
-import type { WebClientOptions } from '@slack/web-api';
+import { App, SocketModeReceiver, type Receiver } from '@slack/bolt';
+import { WebClient, type WebClientOptions } from '@slack/web-api';
 import { registerActions } from './actions.js';
 import { boltLogger } from './bolt-logger.js';
 import { registerCommands } from './commands.js';
 import { dedupeRetries } from './dedupe.js';
 import type { SlackDeps } from './deps.js';
 
-/** Web API client options: `SLACK_API_URL` (tests point it at a local fake), bounded retries. */
+/*
+ * Three Web API clients, each with options of its own (they must not share one object:
+ * Slack's Socket Mode client writes its reconnect policy into the options it is given).
+ */
+
+function apiUrlOption(apiUrl: string | undefined): WebClientOptions {
+  return apiUrl ? { slackApiUrl: apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/` } : {};
+}
+
+/**
+ * The client tack posts new messages with (the jobs, a subscription's confirmation): never
+ * a retry. A post that timed out may have arrived, and Slack has no idempotency key, so
+ * only the claim table (`slack_posts`) tries again, after looking for the first attempt's
+ * message. A 429 comes back at once with its Retry-After, for the claim table to honour.
+ */
 export function webClientOptions(apiUrl: string | undefined): WebClientOptions {
-  return {
-    ...(apiUrl ? { slackApiUrl: apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/` } : {}),
-    // A few quick retries (and Retry-After on 429); not Slack's default half hour.
-    retryConfig: { retries: 3, factor: 2, minTimeout: 200, maxTimeout: 2_000 },
-    timeout: 10_000,
-  };
+  return { ...apiUrlOption(apiUrl), retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, timeout: 10_000 };
+}
+
+/**
+ * Bolt's own client, for what is safe to repeat: profile lookups (users.info), replacing a
+ * clicked message (chat.update), an ephemeral note. A few quick retries, and a 429 waits
+ * its Retry-After; not Slack's default half hour.
+ */
+function boltClientOptions(apiUrl: string | undefined): WebClientOptions {
+  return { ...apiUrlOption(apiUrl), retryConfig: { retries: 3, factor: 2, minTimeout: 200, maxTimeout: 2_000 }, timeout: 10_000 };
+}
+
+/**
+ * The Socket Mode client's: where Slack is, and nothing else, so its own policy for
+ * `apps.connections.open` (many retries, backing off) rides out a Slack outage.
+ */
+function socketClientOptions(apiUrl: string | undefined): WebClientOptions {
+  return apiUrlOption(apiUrl);
 }
 
 export type Transport = { receiver: Receiver } | { socketMode: { appToken: string } };
@@ -26,23 +52,26 @@ export type Transport = { receiver: Receiver } | { socketMode: { appToken: strin
  */
 export function createBoltApp(deps: SlackDeps, botToken: string, transport: Transport): App {
   const logger = boltLogger(deps.log);
-  const common = {
+  const apiUrl = deps.config.slack.apiUrl;
+  const receiver =
+    'receiver' in transport
+      ? transport.receiver
+      : new SocketModeReceiver({ appToken: transport.socketMode.appToken, logger, installerOptions: { clientOptions: socketClientOptions(apiUrl) } });
+  const app = new App({
     logger,
     authorize: async () => ({ botToken }),
-    clientOptions: webClientOptions(deps.config.slack.apiUrl),
+    clientOptions: boltClientOptions(apiUrl),
     ignoreSelf: false,
     convoStore: false as const,
-  };
-  const app =
-    'receiver' in transport
-      ? new App({ ...common, receiver: transport.receiver })
-      : new App({ ...common, socketMode: true, appToken: transport.socketMode.appToken });
+    receiver,
+  });
   // Rethrow so the receiver, which knows the delivery, logs it once (Bolt's default also logs).
   app.error(async (err) => {
     throw err;
   });
+  const poster = new WebClient(botToken, { ...webClientOptions(apiUrl), logger });
   app.use(dedupeRetries(deps.ackDb ?? deps.runtime.db, deps.log.child({ component: 'slack' })));
-  registerCommands(app, deps);
+  registerCommands(app, deps, poster);
   registerActions(app, deps);
   return app;
 }

@@ -1,4 +1,5 @@
 import type { types } from '@slack/bolt';
+import type { Logger } from 'pino';
 import type { Principal } from '../domain/context.js';
 import type { SlackMember } from '../domain/slack-links.js';
 import { execute, type Runtime } from '../operations/execute.js';
@@ -24,10 +25,16 @@ export interface CommandContext {
   now: Date;
   /** Local hour (REMINDER_HOUR) at which reminders and summaries go out. */
   reminderHour: number;
+  log: Logger;
   /** Runs an operation as the caller (see `callOperation`). */
   call<T = unknown>(operation: string | Operation, input: Record<string, unknown>): Promise<T>;
   /** The caller's IANA time zone: the member's, else their Slack profile's, else UTC. */
   timeZone(): Promise<string>;
+  /**
+   * Posts `message` in the command's channel as the bot (chat.postMessage, never retried by
+   * the client). Throws Slack's error: a channel the bot cannot post to fails here.
+   */
+  postAsBot(message: { text: string; blocks?: types.KnownBlock[] }): Promise<void>;
 }
 
 export type CommandHandler = (text: string, ctx: CommandContext) => Promise<SlackReply>;

@@ -25,14 +25,14 @@ export const COMMAND_HANDLERS: Readonly<Record<string, CommandHandler>> = {
  * Everything after the ack: find (or link) the member, run the handler as them, and map any
  * error to an ephemeral reply. Never throws.
  */
-export async function runCommand(deps: SlackDeps, command: SlashCommand, client: WebClient): Promise<SlackReply> {
+export async function runCommand(deps: SlackDeps, command: SlashCommand, client: WebClient, poster: WebClient): Promise<SlackReply> {
   const log = deps.log.child({ slack_command: command.command, slack_user: command.user_id });
   try {
     const handler = COMMAND_HANDLERS[command.command];
     if (!handler) return messageView(`tack does not know ${command.command}.`);
     const rt = deps.runtime;
     const profile = profileLookup(client, command.user_id, log);
-    const member = await resolveSlackMember(rt.db, deps.config.slack.org, command.user_id, profile, rt.clock());
+    const member = await resolveSlackMember(rt, deps.config.slack.org, command.user_id, profile);
     if (!member) return messageView(howToLinkMessage(command.user_id));
     const principal = slackPrincipal(member);
     const ctx: CommandContext = {
@@ -41,11 +41,15 @@ export async function runCommand(deps: SlackDeps, command: SlashCommand, client:
       channelId: command.channel_id,
       now: rt.clock(),
       reminderHour: deps.config.reminderHour,
+      log,
       call: (operation, input) => callOperation(rt, operation, principal, input),
       async timeZone() {
         if (member.tz) return member.tz;
         const tz = (await profile())?.tz;
         return zoneOrUtc(tz);
+      },
+      async postAsBot(message) {
+        await poster.chat.postMessage({ channel: command.channel_id, text: message.text, ...(message.blocks ? { blocks: message.blocks } : {}) });
       },
     };
     return await handler(command.text ?? '', ctx);
@@ -61,9 +65,10 @@ const COMMANDS_WAITING = 1_000;
 /**
  * Acks at once (empty: Slack shows nothing yet), then answers through `response_url`, a few
  * commands at a time (`WorkQueue`), so a flood of commands never delays the next one's ack.
- * With the queue full, the ack itself says so and nothing is done.
+ * With the queue full, the ack itself says so and nothing is done. `poster` is the client new
+ * messages are posted with (no retries; see `webClientOptions`).
  */
-export function registerCommands(app: App, deps: SlackDeps): void {
+export function registerCommands(app: App, deps: SlackDeps, poster: WebClient): void {
   const names = Object.keys(COMMAND_HANDLERS).map((n) => n.slice(1));
   const queue = new WorkQueue(COMMANDS_AT_ONCE, COMMANDS_WAITING);
   app.command(new RegExp(`^/(${names.join('|')})$`), async ({ command, ack, respond, client }) => {
@@ -73,7 +78,7 @@ export function registerCommands(app: App, deps: SlackDeps): void {
       return;
     }
     await ack();
-    await queue.run(async () => respond(await runCommand(deps, command, client)));
+    await queue.run(async () => respond(await runCommand(deps, command, client, poster)));
   });
 }
 

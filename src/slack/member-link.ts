@@ -1,8 +1,9 @@
 import type { WebClient } from '@slack/web-api';
-import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Database } from '../db/schema.js';
+import { uniqueViolation } from '../domain/db-errors.js';
 import { findSlackMember, linkSlackMemberByEmail, type SlackMember } from '../domain/slack-links.js';
+import type { Runtime } from '../operations/execute.js';
+import { writeTransaction } from '../operations/write-transaction.js';
 
 /** What Slack's `users.info` tells about a user, fetched at most once per delivery. */
 export interface SlackProfile {
@@ -30,17 +31,23 @@ export function profileLookup(client: WebClient, slackUserId: string, log: Logge
 /**
  * The tack member behind a Slack user: by `slack_user_id`, else (first use) by the e-mail of
  * their Slack profile, which needs the `users:read.email` scope. Undefined: not linked.
+ * Linking is a member write like any other: its own transaction, and every process's cache
+ * of principals dropped on its commit.
  */
-export async function resolveSlackMember(
-  db: Kysely<Database>,
-  orgSlug: string,
-  slackUserId: string,
-  profile: ProfileLookup,
-  now: Date,
-): Promise<SlackMember | undefined> {
-  const linked = await findSlackMember(db, orgSlug, slackUserId);
+export async function resolveSlackMember(rt: Runtime, orgSlug: string, slackUserId: string, profile: ProfileLookup): Promise<SlackMember | undefined> {
+  const linked = await findSlackMember(rt.db, orgSlug, slackUserId);
   if (linked) return linked;
   const email = (await profile())?.email;
   if (!email) return undefined;
-  return linkSlackMemberByEmail(db, orgSlug, slackUserId, email, now);
+  try {
+    return await writeTransaction(rt, async (trx, scope) => {
+      const member = await linkSlackMemberByEmail(trx, orgSlug, slackUserId, email, rt.clock());
+      if (member) await scope.authChanged();
+      return member;
+    });
+  } catch (err) {
+    // Two first commands of the same user at once: the other one linked them already.
+    if (uniqueViolation(err) !== undefined) return findSlackMember(rt.db, orgSlug, slackUserId);
+    throw err;
+  }
 }

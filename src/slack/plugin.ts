@@ -66,17 +66,40 @@ export async function registerSlack(app: FastifyInstance, deps: SlackDeps): Prom
   app.addHook('onClose', async () => clearInterval(prune));
 }
 
+// Retrying a failed Socket Mode start: after 1 s, doubling, at most every 5 minutes.
+const SOCKET_RETRY_FIRST_MS = 1_000;
+const SOCKET_RETRY_MAX_MS = 5 * 60_000;
+
 /**
  * Socket Mode: Bolt's own receiver over a WebSocket that the app opens to Slack; no request
- * URL and no signatures. Connecting needs Slack itself, so it is started once the server is
- * ready and failures are logged (the client reconnects on its own), never fatal.
+ * URL and no signatures. Connecting needs Slack itself, so it starts once the server is
+ * ready and never takes the server down: the socket client rides out a Slack outage with
+ * its own retries (see `createBoltApp`), and a start that still fails (a refused token,
+ * Slack down for long) is logged and tried again, backing off, until the server closes.
  */
 function registerSocketMode(app: FastifyInstance, deps: SlackDeps, botToken: string, appToken: string): void {
   const bolt = createBoltApp(deps, botToken, { socketMode: { appToken } });
-  app.addHook('onReady', async () => {
-    bolt.start().catch((err: Error) => deps.log.error({ err: err.message }, 'Slack Socket Mode failed to connect'));
-  });
+  const log = deps.log.child({ component: 'slack' });
+  let closing = false;
+  let retry: NodeJS.Timeout | undefined;
+  const start = (attempt: number): void => {
+    bolt.start().then(
+      () => {
+        if (attempt > 1) log.info({ attempt }, 'Slack Socket Mode connected');
+      },
+      (err: Error) => {
+        if (closing) return;
+        const delay = Math.min(SOCKET_RETRY_FIRST_MS * 2 ** (attempt - 1), SOCKET_RETRY_MAX_MS);
+        log.error({ err: err.message, attempt, retry_in_ms: delay }, 'Slack Socket Mode could not connect; trying again');
+        retry = setTimeout(() => start(attempt + 1), delay);
+        retry.unref();
+      },
+    );
+  };
+  app.addHook('onReady', async () => start(1));
   app.addHook('onClose', async () => {
+    closing = true;
+    clearTimeout(retry);
     await bolt.stop().catch(() => {});
   });
 }

@@ -1,5 +1,6 @@
 import type { types } from '@slack/bolt';
 import type { SlackReply } from './command-context.js';
+import type { Priority, WorkflowStatus } from '../domain/vocabulary.js';
 
 /**
  * Block Kit for every Slack answer. Shapes follow the /v1 resources (api-v1.md part 2);
@@ -67,6 +68,7 @@ export const MAX_BLOCKS = 50;
 export const SECTION_TEXT_MAX = 3000;
 const FIELD_TEXT_MAX = 2000;
 const HEADER_TEXT_MAX = 150;
+const BUTTON_TEXT_MAX = 75;
 // The fallback `text` is what notifications show; no longer than a section.
 const MESSAGE_TEXT_MAX = 3000;
 /** Todos one list shows: with a note, a heading and the "and N more" line, well under 50 blocks. */
@@ -90,6 +92,10 @@ function plain(text: string): types.PlainTextElement {
   return { type: 'plain_text', text: clip(text, HEADER_TEXT_MAX), emoji: true };
 }
 
+function button(text: string, actionId: string, value: string): types.Button {
+  return { type: 'button', text: { type: 'plain_text', text: clip(text, BUTTON_TEXT_MAX), emoji: true }, action_id: actionId, value, style: 'primary' };
+}
+
 function mrkdwn(text: string, max = SECTION_TEXT_MAX): types.MrkdwnElement {
   return { type: 'mrkdwn', text: clip(text, max) };
 }
@@ -106,8 +112,13 @@ function context(text: string): types.ContextBlock {
   return { type: 'context', elements: [mrkdwn(text)] };
 }
 
+/**
+ * A message: `text` is its fallback (notifications, screen readers), which Slack reads as
+ * mrkdwn too, so it is given as plain words and escaped here: a milestone named
+ * `<!channel>` never pings anyone. Blocks escape what users wrote where they build mrkdwn.
+ */
 function message(text: string, blocks?: types.KnownBlock[]): SlackReply {
-  const short = clip(text, MESSAGE_TEXT_MAX);
+  const short = clip(escapeText(text), MESSAGE_TEXT_MAX);
   return blocks ? { text: short, blocks: blocks.slice(0, MAX_BLOCKS) } : { text: short };
 }
 
@@ -115,12 +126,12 @@ function ephemeral(text: string, blocks?: types.KnownBlock[]): SlackReply {
   return { response_type: 'ephemeral', ...message(text, blocks) };
 }
 
-/** A plain ephemeral message (usage, errors, how to link). */
+/** A plain ephemeral message (usage, errors, how to link); any `<`, `>` or `&` in it shows as is. */
 export function messageView(text: string): SlackReply {
   return ephemeral(text);
 }
 
-const STATUS_LABELS: Record<string, string> = {
+const STATUS_LABELS: Record<WorkflowStatus, string> = {
   backlog: 'Backlog',
   in_progress: 'In progress',
   in_review: 'In review',
@@ -128,10 +139,10 @@ const STATUS_LABELS: Record<string, string> = {
 };
 
 export function statusLabel(status: string): string {
-  return STATUS_LABELS[status] ?? status;
+  return STATUS_LABELS[status as WorkflowStatus] ?? status;
 }
 
-const PRIORITY_MARKS: Record<string, string> = { urgent: ':red_circle:', high: ':large_orange_circle:', medium: ':white_circle:', low: ':large_blue_circle:' };
+const PRIORITY_MARKS: Record<Priority, string> = { urgent: ':red_circle:', high: ':large_orange_circle:', medium: ':white_circle:', low: ':large_blue_circle:' };
 
 function ratio(done: number | undefined, total: number | undefined): string {
   return `${done ?? 0} / ${total ?? 0}`;
@@ -156,18 +167,22 @@ export function milestoneStatusView(m: MilestoneView): SlackReply {
 
 function todoLine(t: TodoView): string {
   const due = t.due_on ? ` · due ${t.due_on}` : '';
-  return `${PRIORITY_MARKS[t.priority] ?? ''} *${escapeText(t.title)}*\n${t.priority}${due} · \`${t.id}\``.trim();
+  return `${PRIORITY_MARKS[t.priority as Priority] ?? ''} *${escapeText(t.title)}*\n${t.priority}${due} · \`${t.id}\``.trim();
 }
 
-/** One todo with its Done button; block ids carry the todo id so a click can find its block. */
+/**
+ * One todo with its Done button; block ids carry the todo id so a click can find its block.
+ * Its done state has a block id of its own: a message replaced after a click gets a new
+ * block where the old one changed, as Slack asks.
+ */
 export function todoBlocks(t: TodoView): types.KnownBlock[] {
-  if (t.done) return [{ ...section(`:white_check_mark: ~${escapeText(t.title)}~ done`), block_id: `todo:${t.id}` }];
+  if (t.done) return [{ ...section(`:white_check_mark: ~${escapeText(t.title)}~ done`), block_id: `todo:${t.id}:done` }];
   return [
     {
       type: 'section',
       block_id: `todo:${t.id}`,
       text: mrkdwn(todoLine(t)),
-      accessory: { type: 'button', text: plain('Done'), action_id: TODO_DONE_ACTION, value: t.id, style: 'primary' },
+      accessory: button('Done', TODO_DONE_ACTION, t.id),
     },
   ];
 }
@@ -237,7 +252,7 @@ export function todoReminderView(t: TodoView, options: ReminderOptions = {}): Sl
   if (card) blocks.push(context(`Card *${escapeText(card.ref)}* ${escapeText(card.title)} · \`/card ${escapeText(card.ref)}\``));
   const when = !t.due_on ? '' : overdue ? ` (overdue since ${t.due_on})` : ` today (${t.due_on})`;
   const onCard = card ? ` on card ${card.ref}` : '';
-  return { text: `Reminder: "${t.title}" (${t.priority})${onCard} is due${when}.`, blocks };
+  return message(`Reminder: "${t.title}" (${t.priority})${onCard} is due${when}.`, blocks);
 }
 
 export function cardView(c: CardView, heading?: string): SlackReply {
@@ -306,12 +321,49 @@ export function snippetView(s: SnippetView): SlackReply {
   return ephemeral(`${s.name} (${s.slug}, v${s.version})`, blocks);
 }
 
-export function subscribedView(sub: SubscriptionView, created: boolean, hour: number): SlackReply {
-  const when = `${sub.cadence} at ${String(hour).padStart(2, '0')}:00 (${sub.tz})`;
-  const text = created
-    ? `This channel now gets ${sub.milestone_ref}'s status ${when}.`
-    : `Updated: this channel gets ${sub.milestone_ref}'s status ${when}.`;
+function schedule(sub: SubscriptionView, hour: number): string {
+  return `${sub.cadence} at ${String(hour).padStart(2, '0')}:00 (${sub.tz})`;
+}
+
+/** The caller's answer to `/milestone <ref> subscribe`: new, changed, or resumed after a pause. */
+export function subscribedView(sub: SubscriptionView, how: { created: boolean; resumed?: boolean }, hour: number): SlackReply {
+  const ref = sub.milestone_ref;
+  const when = schedule(sub, hour);
+  const text = how.created
+    ? `This channel now gets ${ref}'s status ${when}.`
+    : how.resumed
+      ? `Resumed: this channel gets ${ref}'s status again, ${when}.`
+      : `Updated: this channel gets ${ref}'s status ${when}.`;
   return ephemeral(text, [section(`:bell: ${escapeText(text)}`)]);
+}
+
+/** What the bot posts in the channel when it is subscribed (and so proves it may post there). */
+export function subscriptionAnnouncementView(sub: SubscriptionView, by: string, hour: number): SlackReply {
+  const text = `${by} subscribed this channel to ${sub.milestone_ref}'s status, ${schedule(sub, hour)}.`;
+  return message(text, [context(`:bell: ${escapeText(text)}`)]);
+}
+
+/** The answer when Slack would not let the bot post in the channel: nothing was subscribed. */
+export function subscriptionRefusedView(ref: string, reason: string): SlackReply {
+  const text =
+    `I cannot post in this channel (${reason}), so it is not subscribed. ` +
+    `Invite @tack first (\`/invite @tack\`), then run \`/milestone ${ref} subscribe\` again.`;
+  return ephemeral(text, [section(`:warning: ${escapeText(text)}`)]);
+}
+
+const CHANNEL_REFUSALS: Record<string, string> = {
+  not_in_channel: 'I am not a member of it',
+  channel_not_found: 'I cannot find it (deleted, or private without me in it)',
+  is_archived: 'it is archived',
+};
+
+/** The DM a subscriber gets once when their subscription is paused (the summaries job). */
+export function subscriptionPausedView(ref: string, channelId: string, reason: string): SlackReply {
+  const why = CHANNEL_REFUSALS[reason] ?? `Slack refused (${reason})`;
+  const resume = `Invite @tack to the channel, then run \`/milestone ${ref} subscribe\` there to resume.`;
+  // The channel id is Slack's own (checked at subscribe time), so it may go into a link.
+  const block = `:pause_button: I paused ${escapeText(ref)}'s status summaries in <#${channelId}>: ${escapeText(why)}. ${escapeText(resume)}`;
+  return message(`I paused ${ref}'s status summaries in channel ${channelId}: ${why}. ${resume}`, [section(block)]);
 }
 
 export function unsubscribedView(ref: string): SlackReply {

@@ -5,9 +5,9 @@ import { webClientOptions } from './bolt-app.js';
 import { boltLogger } from './bolt-logger.js';
 
 /**
- * The Web API client the jobs post with: the bot token, `SLACK_API_URL`, and the same
- * bounded retries as the Slack app's own client (a 429 waits its Retry-After, then retries).
- * Undefined when no bot token is configured.
+ * The Web API client the jobs post with: the bot token, `SLACK_API_URL`, and no retries of
+ * its own (see `webClientOptions`: the claim table retries, after checking for the first
+ * attempt's message). Undefined when no bot token is configured.
  */
 export function slackWebClient(config: Config, log: Logger): WebClient | undefined {
   const token = config.slack.botToken;

@@ -9,7 +9,7 @@ import { parse as parseQuery } from 'node:querystring';
  *
  * Messages the app posts (chat.postMessage) are kept per channel, with their metadata;
  * chat.update changes them and conversations.history returns them newest first (metadata
- * only with `include_all_metadata`), as Slack does. conversations.open gives each user a
+ * only with `include_all_metadata`, and only those after `oldest` when given), as Slack does. conversations.open gives each user a
  * DM channel of their own (`D` + the user id without its `U`).
  */
 
@@ -129,7 +129,10 @@ function defaults(call: RecordedCall, channels: Map<string, FakeMessage[]>): Fak
     }
     case 'conversations.history': {
       const withMetadata = call.body.include_all_metadata === true || call.body.include_all_metadata === 'true';
-      const messages = [...(channels.get(String(call.body.channel)) ?? [])].reverse().map((m) => ({
+      // Like Slack: only messages after `oldest` (a ts) when it is given.
+      const oldest = call.body.oldest === undefined ? undefined : Number(call.body.oldest);
+      const kept = (channels.get(String(call.body.channel)) ?? []).filter((m) => oldest === undefined || Number(m.ts) > oldest);
+      const messages = [...kept].reverse().map((m) => ({
         type: 'message',
         user: 'UBOT',
         bot_id: 'BBOT',

@@ -1,4 +1,5 @@
-import pino from 'pino';
+import { Writable } from 'node:stream';
+import pino, { type Logger } from 'pino';
 import type { JobDeps } from '../../jobs/index.js';
 import { slackWebClient } from '../../src/slack/web-client.js';
 import type { FakeSlack, RecordedCall } from './fake-slack.js';
@@ -10,9 +11,27 @@ export function slackEnv(fake: FakeSlack, extra: Record<string, string> = {}): R
 }
 
 /** What the jobs run with in the test server, on a clock of the test's choosing. */
-export function jobDeps(t: TestServer, clock: () => Date): JobDeps {
-  const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  return { db: t.server.db.db, slack: slackWebClient(t.config, log), clock, config: t.config, log };
+export function jobDeps(t: TestServer, clock: () => Date, overrides: Partial<JobDeps> = {}): JobDeps {
+  const log = overrides.log ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  return { db: t.server.db.db, slack: slackWebClient(t.config, log), clock, config: t.config, log, ...overrides };
+}
+
+export interface CapturedLog {
+  log: Logger;
+  /** Every line logged so far, parsed. */
+  lines: () => Array<Record<string, unknown> & { level: number; msg?: string }>;
+}
+
+/** A pino logger that keeps what it logs, for tests that check what an operator would read. */
+export function captureLog(level: pino.Level = 'info'): CapturedLog {
+  const raw: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      raw.push(...chunk.toString().split('\n').filter(Boolean));
+      done();
+    },
+  });
+  return { log: pino({ level }, stream), lines: () => raw.map((l) => JSON.parse(l)) };
 }
 
 export interface TestMember {

@@ -4,12 +4,13 @@ import { waitFor } from './wait.js';
 
 /**
  * Holds `LOCK TABLE <table> IN EXCLUSIVE MODE` in its own transaction on `url`, so a write
- * to that table blocks (reads still pass) until `release()`.
+ * to that table blocks (reads still pass) until `release()`. In `share` mode, row locks
+ * (SELECT … FOR UPDATE) pass too and only INSERT, UPDATE and DELETE wait.
  */
-export async function lockTable(url: string, table: string): Promise<{ release(): Promise<void> }> {
+export async function lockTable(url: string, table: string, mode: 'exclusive' | 'share' = 'exclusive'): Promise<{ release(): Promise<void> }> {
   const client: pg.Client = await connectTo(url);
   await client.query('begin');
-  await client.query(`lock table ${table} in exclusive mode`);
+  await client.query(`lock table ${table} in ${mode} mode`);
   let released = false;
   return {
     async release() {

@@ -14,7 +14,7 @@ export interface Exit {
 export interface TackProcess {
   proc: ChildProcess;
   pid: number;
-  /** Lines written so far (pino's JSON logs go to stdout too). */
+  /** Lines written so far (pino's JSON logs go to stdout too: stdout is not a terminal here). */
   stdout: string[];
   stderr: string[];
   /** Set once the process has exited. */
@@ -40,7 +40,8 @@ process.once('exit', () => {
 
 /**
  * The environment a child gets: only what it needs (never the test runner's DATABASE_URL or
- * REDIS_URL by accident), quiet logs, an ephemeral port on loopback.
+ * REDIS_URL by accident), info logs (the level of the "listening on" line), an ephemeral
+ * port on loopback.
  */
 function childEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {
@@ -48,7 +49,7 @@ function childEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
     HOME: process.env.HOME,
     HOST: '127.0.0.1',
     PORT: '0',
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: 'info',
   };
   for (const [k, v] of Object.entries(env)) {
     if (v === undefined) delete out[k];
@@ -127,14 +128,17 @@ export function startTack(args: string[], env: Record<string, string | undefined
   return t;
 }
 
+/** The log line (a JSON line: stdout is a pipe) that says where `tack serve` listens. */
+export const LISTENING = /"msg":"listening on (https?:\/\/[^\s"]+)"/;
+
 /**
  * Starts `tack serve` with `env` and waits until it listens. Kill it with `kill()` when done.
  */
 export async function spawnTack(env: Record<string, string | undefined> = {}, timeoutMs = 90_000): Promise<ServingTack> {
   const t = startTack(['serve'], env);
   try {
-    const line = await t.waitForLine(/^tack: listening on /, timeoutMs);
-    return Object.assign(t, { url: line.replace(/^tack: listening on /, '').trim() });
+    const line = await t.waitForLine(LISTENING, timeoutMs);
+    return Object.assign(t, { url: LISTENING.exec(line)![1]! });
   } catch (err) {
     await t.kill('SIGKILL');
     throw err;

@@ -4,7 +4,10 @@ import { snippets } from './0002-snippets.js';
 import { work } from './0003-work.js';
 import { slack } from './0004-slack.js';
 import { jobs } from './0005-jobs.js';
+import { slackPauses } from './0006-slack-pauses.js';
+import { editing } from './0007-editing.js';
+import { webSessions } from './0008-web-sessions.js';
 import { snippetSlugPrefix } from './0010-snippet-slug-prefix.js';
 
 /** Every migration, in order. Later issues append theirs. */
-export const migrations: SqlMigration[] = [platform, snippets, work, slack, jobs, snippetSlugPrefix];
+export const migrations: SqlMigration[] = [platform, snippets, work, slack, jobs, slackPauses, editing, webSessions, snippetSlugPrefix];

@@ -1,11 +1,9 @@
 import { z } from 'zod';
 import { AppError } from '../errors.js';
 import { id, label, pageQuery } from '../fields.js';
+import { SNIPPET_TYPES, SNIPPET_VISIBILITIES as VISIBILITIES } from '../vocabulary.js';
 
 /** Input and output shapes of snippets, and the limits a person would expect of them. */
-
-export const SNIPPET_TYPES = ['html', 'sql', 'json', 'txt'] as const;
-export const VISIBILITIES = ['private', 'team'] as const;
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_NAME = 200;

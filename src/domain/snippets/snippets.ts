@@ -22,10 +22,10 @@ import { allocateSlug, slugFits, snippetSlug } from './slug.js';
  * row shows the snippet as it last was at that version). Copies inside Postgres, so a
  * large body crosses the wire once.
  *
- * `insert into snippet_versions (…) select … from snippets where id = $1
+ * `insert into snippet_versions (…) select … from snippets where org_id = $1 and id = $2
  *  on conflict (snippet_id, version) do update set name = excluded.name, …`
  */
-async function recordVersion(db: Kysely<Database>, snippetId: string): Promise<void> {
+async function recordVersion(db: Kysely<Database>, orgId: string, snippetId: string): Promise<void> {
   await db
     .insertInto('snippet_versions')
     .columns(['snippet_id', 'version', 'org_id', 'created_by', 'name', 'category', 'tags', 'body'])
@@ -33,6 +33,7 @@ async function recordVersion(db: Kysely<Database>, snippetId: string): Promise<v
       db
         .selectFrom('snippets')
         .select(['id', 'version', 'org_id', 'created_by', 'name', 'category', 'tags', 'body'])
+        .where('org_id', '=', orgId)
         .where('id', '=', snippetId),
     )
     .onConflict((oc) =>
@@ -67,7 +68,7 @@ export async function createSnippet(ctx: Ctx, input: z.infer<typeof createSnippe
       body: input.body,
     })
     .execute();
-  await recordVersion(ctx.db, id);
+  await recordVersion(ctx.db, orgId, id);
   await issueLink(ctx.db, orgId, id);
   return presentSnippet(ctx, await loadSnippet(ctx, id));
 }
@@ -123,7 +124,7 @@ export async function updateSnippet(ctx: Ctx, input: z.infer<typeof updateSnippe
       .where('org_id', '=', current.org_id)
       .where('id', '=', current.id)
       .execute();
-    await recordVersion(ctx.db, current.id);
+    await recordVersion(ctx.db, current.org_id, current.id);
   }
   return presentSnippet(ctx, await loadSnippet(ctx, current.id));
 }

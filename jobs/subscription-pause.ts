@@ -1,0 +1,38 @@
+import { pauseSubscription as markPaused } from '../src/domain/slack-subscriptions.js';
+import type { SlackFailure } from '../src/slack/slack-errors.js';
+import { subscriptionPausedView } from '../src/slack/views.js';
+import type { SlackSweep } from './sweep.js';
+
+export interface PausedSubscription {
+  id: string;
+  orgId: string;
+  milestoneRef: string;
+  channelId: string;
+  /** The Slack user who subscribed the channel, told by DM; null when unlinked. */
+  subscriberSlackId: string | null;
+}
+
+/**
+ * A subscription whose channel Slack refused (archived, deleted, or the bot is not in it):
+ * paused instead of failing every period, and its subscriber told once by DM how to resume.
+ * A DM that does not go out is logged; the pause stands either way.
+ */
+export async function pauseSubscription(sweep: SlackSweep, sub: PausedSubscription, failure: SlackFailure): Promise<void> {
+  const { deps, slack } = sweep;
+  const log = deps.log.child({ job: 'milestone-summaries', subscription: sub.id, channel: sub.channelId, slack_error: failure.error });
+  if (!(await markPaused(deps.db, sub, failure.error, deps.clock()))) return;
+  log.warn("Slack refused the subscription's channel; subscription paused until someone subscribes it again");
+  if (!sub.subscriberSlackId) {
+    log.warn('the subscriber has no Slack link; nobody was told of the pause');
+    return;
+  }
+  try {
+    const dm = await slack.conversations.open({ users: sub.subscriberSlackId });
+    const channel = dm.channel?.id;
+    if (!channel) throw new Error('conversations.open returned no channel');
+    const view = subscriptionPausedView(sub.milestoneRef, sub.channelId, failure.error);
+    await slack.chat.postMessage({ channel, text: view.text, blocks: view.blocks });
+  } catch (err) {
+    log.warn({ err: (err as Error).message }, 'could not tell the subscriber of the pause');
+  }
+}

@@ -1,0 +1,15 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { confirmPrincipal } from './authenticate.js';
+import { confirmSession } from './authenticate-session.js';
+import type { Principal } from './context.js';
+
+/**
+ * The caller as the database says it is now, read inside a write's own transaction: a
+ * revoked token or an ended session writes nothing in any process, whatever a cache holds.
+ * Slack users (no token, no session) are read afresh for each command already.
+ */
+export function confirmCaller(db: Kysely<Database>, principal: Principal, now: Date): Promise<Principal> {
+  if (principal.sessionId !== undefined) return confirmSession(db, principal, principal.sessionId, now);
+  return confirmPrincipal(db, principal, now);
+}

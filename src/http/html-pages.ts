@@ -1,0 +1,81 @@
+/**
+ * The pages tack renders itself: sign-in (so a link works without the app's JavaScript, and
+ * before the app is built) and the stand-in for an app that is not built. Every value is
+ * escaped; there is no script at all.
+ */
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}
+
+const STYLE = `
+:root { color-scheme: light dark; --fg: #1b1f24; --muted: #57606a; --bg: #f6f8fa; --card: #fff; --accent: #0b5cd5; --line: #d0d7de; }
+@media (prefers-color-scheme: dark) { :root { --fg: #e6edf3; --muted: #9da7b3; --bg: #0d1117; --card: #161b22; --accent: #4493f8; --line: #30363d; } }
+* { box-sizing: border-box; }
+body { margin: 0; min-height: 100vh; display: grid; place-items: center; background: var(--bg); color: var(--fg); font: 16px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; }
+main { width: min(26rem, calc(100vw - 2rem)); background: var(--card); border: 1px solid var(--line); border-radius: 12px; padding: 2rem; }
+h1 { font-size: 1.4rem; margin: 0 0 .75rem; }
+p { margin: 0 0 1rem; color: var(--muted); }
+code { font-size: .9em; }
+button { font: inherit; font-weight: 600; width: 100%; padding: .7rem 1rem; border: 0; border-radius: 8px; background: var(--accent); color: #fff; cursor: pointer; }
+button:focus-visible { outline: 3px solid var(--fg); outline-offset: 2px; }
+`;
+
+export function htmlPage(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<title>${escapeHtml(title)} · tack</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+const HOW_TO_GET_A_LINK =
+  '<p>Get a sign-in link with <code>tack signin-link</code>, with <code>/tack login</code> in Slack, or from an admin of your organization.</p>';
+
+/** GET /signin?code=…: a button, so opening the link (a scanner, an unfurler) signs nobody in. */
+export function signinPage(code: string | undefined, next: string | undefined): string {
+  if (code === undefined || code === '') {
+    return htmlPage('Sign in', `<h1>Sign in to tack</h1>\n${HOW_TO_GET_A_LINK}`);
+  }
+  const nextField = next ? `\n<input type="hidden" name="next" value="${escapeHtml(next)}">` : '';
+  return htmlPage(
+    'Sign in',
+    `<h1>Sign in to tack</h1>
+<p>This link signs you in once, in this browser.</p>
+<form method="post" action="/signin">
+<input type="hidden" name="code" value="${escapeHtml(code)}">${nextField}
+<button type="submit">Sign in</button>
+</form>`,
+  );
+}
+
+/** POST /signin with a used, expired or unknown code. */
+export function invalidCodePage(): string {
+  return htmlPage('Sign-in link not valid', `<h1>This sign-in link does not work</h1>\n<p>It was already used, has expired (links last 15 minutes), or is not a tack link.</p>\n${HOW_TO_GET_A_LINK}`);
+}
+
+/** A sign-in or sign-out form posted from another site. */
+export function crossSitePage(): string {
+  return htmlPage('Not signed in', '<h1>Request refused</h1>\n<p>This form was sent from another site. Open the sign-in link itself and press Sign in.</p>');
+}
+
+/** What page URLs answer while `dist/web` holds no build (tests, a fresh checkout before `npm run build`). */
+export function notBuiltPage(): string {
+  return htmlPage(
+    'Web app not built',
+    '<h1>The web app is not built</h1>\n<p>Run <code>npm run build</code>, then start tack again. The API answers at <code>/v1</code> meanwhile.</p>',
+  );
+}

@@ -1,0 +1,115 @@
+import formbody from '@fastify/formbody';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { announceAuthChange } from '../db/auth-notifications.js';
+import { endSession } from '../domain/sessions.js';
+import { AppError } from '../domain/errors.js';
+import { redeemSigninCode } from '../domain/signin-links.js';
+import type { AuthCache } from './auth-cache.js';
+import { crossSitePage, invalidCodePage, signinPage } from './html-pages.js';
+import { crossSiteRequest, isSameOriginRequest } from './same-origin.js';
+import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from './session-cookie.js';
+
+export interface SigninDeps {
+  db: Kysely<Database>;
+  clock: () => Date;
+  /** APP_URL as the server knows it now (the real port once listening). */
+  appUrl: () => string;
+  secureCookies: boolean;
+  authCache: AuthCache;
+  /** Drops cached principals here and in every other process. */
+}
+
+// A code and a path: nothing bigger belongs in these forms.
+const BODY_LIMIT = 16 * 1024;
+
+/**
+ * `GET /signin` (a page with a Sign in button; it changes nothing, so a link scanner burns
+ * no code), `POST /signin` (code → session cookie, 303) and `POST /signout`. Forms arrive
+ * form-encoded or as JSON; both posts are taken only from tack's own pages.
+ */
+export async function signinRoutes(app: FastifyInstance, deps: SigninDeps): Promise<void> {
+  await app.register(formbody, { bodyLimit: BODY_LIMIT });
+
+  app.get('/signin', { schema: { hide: true } }, async (request, reply) => {
+    const query = request.query as Record<string, unknown>;
+    const code = typeof query.code === 'string' ? query.code : undefined;
+    const next = typeof query.next === 'string' ? sameOriginPath(query.next) : undefined;
+    return sendHtml(reply, 200, signinPage(code, next === '/' ? undefined : next));
+  });
+
+  const refuseCrossSite = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (isSameOriginRequest(request, deps.appUrl())) return;
+    if (isForm(request)) return sendHtml(reply, 403, crossSitePage());
+    throw crossSiteRequest();
+  };
+
+  app.post('/signin', { schema: { hide: true }, bodyLimit: BODY_LIMIT, onRequest: refuseCrossSite }, async (request, reply) => {
+    const body = fields(request);
+    const code = typeof body.code === 'string' ? body.code : '';
+    try {
+      const session = await redeemSigninCode(deps.db, code, { now: deps.clock(), userAgent: request.headers['user-agent'] });
+      setSessionCookie(reply, session.secret, deps.secureCookies);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'invalid_signin_code' && isForm(request)) return sendHtml(reply, 400, invalidCodePage());
+      throw err;
+    }
+    const next = typeof body.next === 'string' ? sameOriginPath(body.next) : '/';
+    return reply.code(303).header('Location', next).header('Cache-Control', 'no-store').send();
+  });
+
+  app.post('/signout', { schema: { hide: true }, bodyLimit: BODY_LIMIT, onRequest: refuseCrossSite }, async (request, reply) => {
+    const secret = request.cookies[SESSION_COOKIE];
+    if (secret) {
+      try {
+        const { principal } = await deps.authCache.authenticateSession(secret);
+        const sessionId = principal.sessionId;
+        // Ended in a transaction that tells every other process (NOTIFY on commit), then here.
+        const ended =
+          sessionId !== undefined &&
+          (await deps.db.transaction().execute(async (trx) => {
+            const gone = await endSession(trx, principal.orgId, principal.memberId, sessionId);
+            if (gone) await announceAuthChange(trx);
+            return gone;
+          }));
+        if (ended) deps.authCache.clear();
+      } catch (err) {
+        // An ended or unknown session is signed out already.
+        if (!(err instanceof AppError) || err.status !== 401) throw err;
+      }
+    }
+    clearSessionCookie(reply, deps.secureCookies);
+    if (isForm(request)) return reply.code(303).header('Location', '/signin').send();
+    return reply.code(204).send();
+  });
+}
+
+function isForm(request: FastifyRequest): boolean {
+  return (request.headers['content-type'] ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded');
+}
+
+function fields(request: FastifyRequest): Record<string, unknown> {
+  const body = request.body;
+  return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+}
+
+const BASE = 'http://tack.invalid';
+
+/**
+ * Where to go after signing in: a path on tack itself, never another site (`//evil.example`,
+ * `/\evil.example` and absolute URLs resolve to another origin and fall back to `/`).
+ */
+export function sameOriginPath(next: string): string {
+  try {
+    const url = new URL(next, BASE);
+    if (url.origin !== BASE) return '/';
+    return `${url.pathname}${url.search}${url.hash}`;
+  } catch {
+    return '/';
+  }
+}
+
+export function sendHtml(reply: FastifyReply, status: number, html: string): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8').header('Cache-Control', 'no-store').send(html);
+}

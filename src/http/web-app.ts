@@ -1,0 +1,132 @@
+import { existsSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import helmet, { type FastifyHelmetOptions } from '@fastify/helmet';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { notBuiltPage } from './html-pages.js';
+import { sendHtml } from './signin.js';
+
+/**
+ * The page URLs of the web app (contract §8): a reload of any of them answers the app's HTML,
+ * and the app's router shows the page.
+ */
+export const PAGE_ROUTES = [
+  '/',
+  '/boards',
+  '/boards/:slug',
+  '/cards/:ref',
+  '/todos',
+  '/snippets',
+  '/snippets/:id',
+  '/milestones',
+  '/milestones/:ref',
+  '/settings',
+  '/settings/api-keys',
+  '/settings/sessions',
+  '/settings/members',
+] as const;
+
+/** Paths that are never the app, whatever the request accepts. */
+const NEVER_APP = ['/v1', '/p', '/slack', '/mcp', '/assets'];
+
+/** `dist/web` of this checkout, from `src/http` (tsx) or `dist/src/http` (built). */
+export function defaultWebDir(): string {
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  return basename(root) === 'dist' ? join(root, 'web') : join(root, 'dist', 'web');
+}
+
+export interface WebAppOptions {
+  /** The app's build: index.html and hashed files under assets/. */
+  webDir: string;
+  /** The path of public snippet links (`/p` by default), never the app either. */
+  publicLinkPath: string;
+  /** Reached over HTTPS: ask browsers to keep to it (HSTS, upgrade-insecure-requests). */
+  secure: boolean;
+}
+
+/**
+ * Security headers of the app's responses. Scripts only from tack itself (no inline script,
+ * no eval). Styles also allow inline: libraries of accessible primitives inject `<style>`
+ * elements; user text is rendered as text, never as markup. `same-origin` referrers, so
+ * the app's own form posts keep their `Origin` while other sites learn nothing.
+ */
+export function helmetOptions(secure: boolean): FastifyHelmetOptions {
+  return {
+    global: true,
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:', 'blob:'],
+        fontSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        ...(secure ? { upgradeInsecureRequests: [] } : {}),
+      },
+    },
+    referrerPolicy: { policy: 'same-origin' },
+    strictTransportSecurity: secure ? { maxAge: 31_536_000 } : false,
+  };
+}
+
+/**
+ * Serves the built app: hashed files under `/assets/` cached for a year as immutable, the
+ * page URLs as `index.html` (revalidated on every load), other files at the top of the build
+ * (favicon) revalidated too. Any other GET whose `Accept` names `text/html` gets the app as
+ * well (it shows its own not-found page), except under /v1, /p, /slack, /mcp and /assets;
+ * everything else falls through to the JSON 404. Without a build, pages answer a short HTML
+ * page saying so.
+ */
+export async function webApp(app: FastifyInstance, opts: WebAppOptions): Promise<void> {
+  await app.register(helmet, helmetOptions(opts.secure));
+  await app.register(fastifyStatic, {
+    root: join(opts.webDir, 'assets'),
+    prefix: '/assets/',
+    index: false,
+    list: false,
+    maxAge: '365d',
+    immutable: true,
+    suppressWarning: true,
+  });
+
+  const indexFile = join(opts.webDir, 'index.html');
+  const sendApp = (reply: FastifyReply) => {
+    if (!existsSync(indexFile)) return sendHtml(reply, 200, notBuiltPage());
+    reply.header('Cache-Control', 'no-cache');
+    return reply.sendFile('index.html', opts.webDir, { cacheControl: false });
+  };
+
+  for (const url of PAGE_ROUTES) app.get(url, { schema: { hide: true } }, async (_request, reply) => sendApp(reply));
+
+  const neverApp = opts.publicLinkPath === '' ? NEVER_APP : [...NEVER_APP, opts.publicLinkPath];
+  app.get('/*', { schema: { hide: true }, helmet: false }, async (request, reply) => {
+    const path = request.url.split('?')[0] ?? request.url;
+    if (neverApp.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))) return reply.callNotFound();
+    const file = topLevelFile(path, opts.webDir);
+    if (file) {
+      await reply.helmet();
+      reply.header('Cache-Control', 'no-cache');
+      return reply.sendFile(file, opts.webDir, { cacheControl: false });
+    }
+    if (!acceptsHtml(request)) return reply.callNotFound();
+    await reply.helmet();
+    return sendApp(reply);
+  });
+}
+
+/** A file at the top of the build other than index.html (favicon.svg, robots.txt), if it exists. */
+function topLevelFile(path: string, webDir: string): string | undefined {
+  const m = /^\/([A-Za-z0-9][A-Za-z0-9._-]*\.[A-Za-z0-9]+)$/.exec(path);
+  if (!m || m[1] === 'index.html' || dirname(m[1]!) !== '.') return undefined;
+  return existsSync(join(webDir, m[1]!)) ? m[1] : undefined;
+}
+
+function acceptsHtml(request: FastifyRequest): boolean {
+  return /\btext\/html\b/i.test(request.headers.accept ?? '');
+}

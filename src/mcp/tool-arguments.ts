@@ -1,0 +1,69 @@
+import { validationFailed, type FieldError } from '../domain/errors.js';
+import { IDEMPOTENCY_KEY_MESSAGE, IDEMPOTENCY_KEY_PATTERN } from '../domain/idempotency-key.js';
+import type { JsonSchema, OperationEntry } from '../operations/manifest.js';
+
+/** The argument of every write tool that means what the `Idempotency-Key` header means on /v1. */
+export const IDEMPOTENCY_KEY_ARGUMENT = 'idempotency_key';
+
+const IDEMPOTENCY_KEY_SCHEMA: JsonSchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 255,
+  pattern: IDEMPOTENCY_KEY_PATTERN.source,
+  description:
+    'Optional. Send the same key when you retry this call: tack applies the write once and answers the retry with the first answer. ' +
+    'A new key for each new write (a UUID does). Same as the Idempotency-Key header of /v1.',
+};
+
+/**
+ * The tool's input schema: the operation's own fields, `idempotency_key` on writes, and
+ * nothing else (`additionalProperties: false`, as /v1 refuses unknown fields).
+ */
+export function toolInputSchema(entry: OperationEntry): JsonSchema {
+  const properties = { ...((entry.inputSchema.properties ?? {}) as Record<string, JsonSchema>) };
+  if (!entry.readOnly) {
+    if (IDEMPOTENCY_KEY_ARGUMENT in properties) throw new Error(`${entry.name} has a field named ${IDEMPOTENCY_KEY_ARGUMENT}`);
+    properties[IDEMPOTENCY_KEY_ARGUMENT] = IDEMPOTENCY_KEY_SCHEMA;
+  }
+  return { ...entry.inputSchema, type: 'object', properties, additionalProperties: false };
+}
+
+export interface ToolCall {
+  /** The operation's input: the arguments without `idempotency_key`. */
+  input: Record<string, unknown>;
+  idempotencyKey: string | undefined;
+}
+
+/**
+ * Splits a tool call's arguments into the operation's input and its idempotency key, and
+ * refuses what the tool does not take: an unknown argument is a field error `unknown_field`
+ * (never dropped silently), as on /v1. The same check on both transports, so stdio and
+ * Streamable HTTP answer a bad call alike. Throws a 422 `validation_failed` AppError.
+ */
+export function toolCall(entry: OperationEntry, args: Record<string, unknown>): ToolCall {
+  const known = new Set(entry.fields.map((f) => f.name));
+  const input: Record<string, unknown> = {};
+  const errors: FieldError[] = [];
+  let idempotencyKey: string | undefined;
+  for (const [name, value] of Object.entries(args)) {
+    if (known.has(name)) input[name] = value;
+    else if (name === IDEMPOTENCY_KEY_ARGUMENT && !entry.readOnly) {
+      if (value === undefined || value === null) continue;
+      if (typeof value === 'string' && IDEMPOTENCY_KEY_PATTERN.test(value)) idempotencyKey = value;
+      else errors.push({ field: name, code: 'invalid', message: IDEMPOTENCY_KEY_MESSAGE });
+    } else {
+      errors.push({ field: name, code: 'unknown_field', message: unknownMessage(entry) });
+    }
+  }
+  if (errors.length > 0) throw validationFailed(errors);
+  return { input, idempotencyKey };
+}
+
+/** Names what the tool does take, so a caller that guessed a name can correct it. */
+function unknownMessage(entry: OperationEntry): string {
+  const names = entry.fields.map((f) => f.name);
+  if (!entry.readOnly) names.push(IDEMPOTENCY_KEY_ARGUMENT);
+  return names.length === 0
+    ? `is not an argument of ${entry.name}, which takes none`
+    : `is not an argument of ${entry.name}; it takes ${names.join(', ')}`;
+}

@@ -1,0 +1,49 @@
+import { AxeBuilder } from '@axe-core/playwright';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signedInContext } from './helpers/browser.js';
+import { startWebFixture, type WebFixture } from './helpers/web-server.js';
+
+let fx: WebFixture;
+
+beforeAll(async () => {
+  fx = await startWebFixture();
+}, 120_000);
+afterAll(async () => fx?.close());
+
+const pages = () => [
+  '/boards',
+  '/boards/eng',
+  `/cards/${fx.seeded.cards.signup!.ref}`,
+  '/todos',
+  '/snippets',
+  `/snippets/${fx.seeded.snippet.slug}`,
+  '/milestones',
+  '/milestones/M3',
+  '/settings',
+  '/settings/api-keys',
+  '/settings/sessions',
+  '/settings/members',
+  '/no-such-page',
+];
+
+describe('accessibility (axe-core), signed in', { timeout: 180_000 }, () => {
+  for (const scheme of ['light', 'dark'] as const) {
+    it(`has no serious or critical violation on any page, ${scheme}`, async () => {
+      const { context, page } = await signedInContext(fx.browser, fx.server.api, { colorScheme: scheme });
+      const found: string[] = [];
+      for (const path of pages()) {
+        await page.goto(`${fx.server.url}${path}`);
+        await page.locator('main h1').first().waitFor({ state: 'attached' });
+        await page.waitForLoadState('networkidle');
+        const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+        for (const v of result.violations) {
+          if (v.impact === 'serious' || v.impact === 'critical') {
+            found.push(`${path}: ${v.id} (${v.impact}) ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+          }
+        }
+      }
+      expect(found).toEqual([]);
+      await context.close();
+    });
+  }
+});

@@ -1,0 +1,55 @@
+/**
+ * `npm run screenshots`: starts tack on a fresh database (DATABASE_URL's server, as the tests
+ * do), seeds a small team, signs in through a one-time link in Debian's Chromium and saves
+ * every page at 1280 and 375 pixels wide into docs/screenshots/ (light; the board and todos
+ * also dark).
+ */
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { launchChromium, signedInContext } from '../../test/helpers/browser.js';
+import { startTestServer } from '../../test/helpers/server.js';
+import { seedTeam } from '../../test/helpers/web-seed.js';
+
+const OUT = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
+mkdirSync(OUT, { recursive: true });
+
+const server = await startTestServer();
+const browser = await launchChromium();
+try {
+  const seeded = await seedTeam(server.api);
+  const pages: [string, string][] = [
+    ['boards', '/boards'],
+    ['board', '/boards/eng'],
+    ['card', `/cards/${seeded.cards.signup!.ref}`],
+    ['todos', '/todos'],
+    ['snippets', '/snippets'],
+    ['snippet', `/snippets/${seeded.snippet.slug}`],
+    ['milestones', '/milestones'],
+    ['milestone', '/milestones/M3'],
+    ['settings', '/settings'],
+    ['api-keys', '/settings/api-keys'],
+    ['sessions', '/settings/sessions'],
+    ['members', '/settings/members'],
+  ];
+  const shots: { width: number; scheme: 'light' | 'dark'; only?: string[] }[] = [
+    { width: 1280, scheme: 'light' },
+    { width: 375, scheme: 'light' },
+    { width: 1280, scheme: 'dark', only: ['board', 'todos', 'snippet'] },
+  ];
+  for (const shot of shots) {
+    const { context, page } = await signedInContext(browser, server.api, { colorScheme: shot.scheme, width: shot.width, height: 900 });
+    for (const [name, path] of pages) {
+      if (shot.only && !shot.only.includes(name)) continue;
+      await page.goto(`${server.url}${path}`);
+      await page.locator('main h1').first().waitFor({ state: 'attached' });
+      await page.waitForLoadState('networkidle');
+      const file = `${OUT}${name}-${shot.width}${shot.scheme === 'dark' ? '-dark' : ''}.png`;
+      await page.screenshot({ path: file, fullPage: true });
+      process.stdout.write(`saved ${file}\n`);
+    }
+    await context.close();
+  }
+} finally {
+  await browser.close();
+  await server.close();
+}

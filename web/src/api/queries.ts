@@ -1,0 +1,63 @@
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import { allPages, api, ok } from './client';
+
+/** Shared reads: who I am, the members, boards and milestones (short lists, read whole). */
+
+export const keys = {
+  me: ['me'] as const,
+  members: ['members'] as const,
+  boards: ['boards'] as const,
+  milestones: ['milestones'] as const,
+  cards: (board: string, filters: object) => ['cards', board, filters] as const,
+  card: (ref: string) => ['card', ref] as const,
+  criteria: (ref: string) => ['criteria', ref] as const,
+  moves: (ref: string) => ['moves', ref] as const,
+  todos: (scope: string) => ['todos', scope] as const,
+  snippets: (filters: object) => ['snippets', filters] as const,
+  snippet: (key: string) => ['snippet', key] as const,
+};
+
+/** A board's cards, every page, with the query string's filters. */
+export function boardCardsQuery(slug: string, filters: { assignee?: 'me' | undefined; milestone?: string | undefined }) {
+  return queryOptions({
+    queryKey: keys.cards(slug, filters),
+    queryFn: () =>
+      allPages((cursor) =>
+        ok(api.GET('/cards', { params: { query: { board: slug, limit: 100, cursor, assignee: filters.assignee, milestone: filters.milestone } } })),
+      ),
+  });
+}
+
+export function boardQuery(slug: string) {
+  return queryOptions({ queryKey: ['board', slug], queryFn: () => ok(api.GET('/boards/{id}', { params: { path: { id: slug } } })) });
+}
+
+export const meQuery = queryOptions({ queryKey: keys.me, queryFn: () => ok(api.GET('/me')), staleTime: 60_000 });
+
+export const membersQuery = queryOptions({
+  queryKey: keys.members,
+  queryFn: () => allPages((cursor) => ok(api.GET('/members', { params: { query: { limit: 100, cursor } } }))),
+  staleTime: 60_000,
+});
+
+export function useMe() {
+  return useQuery(meQuery);
+}
+
+export function useMembers() {
+  return useQuery(membersQuery);
+}
+
+export function useBoards() {
+  return useQuery({
+    queryKey: keys.boards,
+    queryFn: () => allPages((cursor) => ok(api.GET('/boards', { params: { query: { limit: 100, cursor } } }))),
+  });
+}
+
+export function useMilestones() {
+  return useQuery({
+    queryKey: keys.milestones,
+    queryFn: () => allPages((cursor) => ok(api.GET('/milestones', { params: { query: { limit: 100, cursor } } }))),
+  });
+}

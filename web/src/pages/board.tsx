@@ -1,0 +1,172 @@
+import { useCallback, useMemo, useState } from 'react';
+import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
+import { useQuery } from '@tanstack/react-query';
+import {
+  DndContext,
+  DragOverlay,
+  KeyboardSensor,
+  PointerSensor,
+  useSensor,
+  useSensors,
+  type Announcements,
+  type DragEndEvent,
+  type DragStartEvent,
+} from '@dnd-kit/core';
+import { api, ok } from '../api/client';
+import { boardQuery, keys, useMembers, useMilestones } from '../api/queries';
+import { STATUSES, STATUS_LABEL, type Card, type Member, type WorkflowStatus } from '../api/types';
+import { todayIn } from '../lib/dates';
+import { useTimeZone } from '../lib/timezone';
+import { ErrorPanel, Loading } from '../ui/error-panel';
+import { LockIcon } from '../ui/icons';
+import { CardTile } from './board/card-tile';
+import { Column } from './board/column';
+import { columnKeyboardCoordinates } from './board/keyboard';
+import type { BoardSearch } from '../router';
+import { useBoardCards, useCreateCard, useMoveCard } from './board/use-board-cards';
+
+const route = getRouteApi('/boards/$slug');
+
+export function BoardPage() {
+  const { slug } = route.useParams();
+  const search = route.useSearch();
+  const navigate = route.useNavigate();
+  const tz = useTimeZone();
+  const today = todayIn(tz);
+  const board = useQuery(boardQuery(slug));
+  const cards = useBoardCards(slug, search);
+  const members = useMembers();
+  const milestones = useMilestones();
+  const move = useMoveCard(slug, search);
+  const create = useCreateCard(slug);
+  const [active, setActive] = useState<Card | null>(null);
+  const go = useNavigate();
+  const openCard = useCallback((ref: string) => void go({ to: '/cards/$ref', params: { ref } }), [go]);
+
+  const memberMap = useMemo(() => new Map<string, Member>((members.data ?? []).map((m) => [m.id, m])), [members.data]);
+  const byStatus = useMemo(() => {
+    const out: Record<WorkflowStatus, Card[]> = { backlog: [], in_progress: [], in_review: [], done: [] };
+    for (const c of cards.data ?? []) out[c.workflow_status].push(c);
+    return out;
+  }, [cards.data]);
+
+  // The gate comes from the API (listCardMoves), asked for one card of the board: it is the
+  // board's rule for this caller.
+  const sample = cards.data?.[0];
+  const moves = useQuery({
+    queryKey: keys.moves(sample?.ref ?? ''),
+    queryFn: () => ok(api.GET('/cards/{id}/moves', { params: { path: { id: sample!.ref } } })),
+    enabled: Boolean(board.data?.gated && sample),
+  });
+  const doneMove = moves.data?.data.find((m) => m.workflow_status === 'done');
+
+  const sensors = useSensors(
+    useSensor(PointerSensor, { activationConstraint: { distance: 4 } }),
+    useSensor(KeyboardSensor, { coordinateGetter: columnKeyboardCoordinates }),
+  );
+
+  const onDragStart = useCallback((e: DragStartEvent) => setActive((e.active.data.current as { card: Card }).card), []);
+  const onDragEnd = useCallback(
+    (e: DragEndEvent) => {
+      setActive(null);
+      const card = (e.active.data.current as { card: Card }).card;
+      const to = e.over?.id as WorkflowStatus | undefined;
+      if (to && to !== card.workflow_status) move.mutate({ card, to });
+    },
+    [move],
+  );
+
+  const announcements = useMemo<Announcements>(() => {
+    const name = (id: unknown) => (cards.data ?? []).find((c) => c.id === id)?.ref ?? 'card';
+    const col = (id: unknown) => STATUS_LABEL[id as WorkflowStatus] ?? 'no column';
+    return {
+      onDragStart: ({ active: a }) => `Picked up ${name(a.id)}. Use the arrow keys to choose a column, space to drop, escape to cancel.`,
+      onDragOver: ({ active: a, over }) => `${name(a.id)} is over ${col(over?.id)}.`,
+      onDragEnd: ({ active: a, over }) => (over ? `${name(a.id)} moved to ${col(over.id)}.` : `${name(a.id)} dropped outside the columns.`),
+      onDragCancel: ({ active: a }) => `Moving ${name(a.id)} was cancelled.`,
+    };
+  }, [cards.data]);
+
+  if (board.isError) return <ErrorPanel error={board.error} retry={() => void board.refetch()} />;
+
+  const gateBadge = board.data?.gated ? (
+    <span
+      className={`chip gate${doneMove && !doneMove.allowed ? ' danger' : ''}`}
+      title={doneMove && !doneMove.allowed ? `You cannot move cards here (${doneMove.code ?? 'refused'})` : 'Gated: a move to Done needs a human'}
+      data-testid="done-gate"
+    >
+      <LockIcon /> {doneMove && !doneMove.allowed ? 'Locked for you' : 'Gated'}
+    </span>
+  ) : null;
+
+  return (
+    <section className="board-page">
+      <div className="page-head">
+        <div>
+          <div className="crumbs">
+            <Link to="/boards">Boards</Link> /
+          </div>
+          <h1>{board.data?.name ?? slug}</h1>
+        </div>
+        <div className="row filters" role="group" aria-label="Filters">
+          <div className="segmented" role="group" aria-label="Assignee">
+            <Link from="/boards/$slug" to="." search={(s: BoardSearch) => ({ ...s, assignee: undefined })} aria-current={search.assignee ? undefined : 'page'}>
+              Everyone
+            </Link>
+            <Link from="/boards/$slug" to="." search={(s: BoardSearch) => ({ ...s, assignee: 'me' as const })} aria-current={search.assignee === 'me' ? 'page' : undefined}>
+              Assigned to me
+            </Link>
+          </div>
+          <label htmlFor="milestone-filter" className="visually-hidden">
+            Milestone
+          </label>
+          <select
+            id="milestone-filter"
+            value={search.milestone ?? ''}
+            onChange={(e) => void navigate({ to: '.', search: (s: BoardSearch) => ({ ...s, milestone: e.target.value || undefined }) })}
+          >
+            <option value="">All milestones</option>
+            {(milestones.data ?? []).map((m) => (
+              <option key={m.id} value={m.ref}>
+                {m.ref} · {m.name}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      {cards.isError && <ErrorPanel error={cards.error} retry={() => void cards.refetch()} />}
+      {cards.isPending ? (
+        <Loading label="Loading cards…" />
+      ) : (
+        <DndContext
+          sensors={sensors}
+          onDragStart={onDragStart}
+          onDragEnd={onDragEnd}
+          onDragCancel={() => setActive(null)}
+          accessibility={{
+            announcements,
+            screenReaderInstructions: { draggable: 'To move a card, press space or enter, then the arrow keys to choose a column, then space or enter to drop it. Escape cancels.' },
+          }}
+        >
+          <div className="columns" data-testid="board">
+            {STATUSES.map((status) => (
+              <Column
+                key={status}
+                status={status}
+                count={byStatus[status].length}
+                badge={status === 'done' ? gateBadge : undefined}
+                refused={status === 'done' && active !== null && doneMove !== undefined && !doneMove.allowed}
+                onCreate={(title) => create.mutateAsync({ title, status })}
+              >
+                {byStatus[status].map((card) => (
+                  <CardTile key={card.id} card={card} members={memberMap} today={today} onOpen={openCard} />
+                ))}
+              </Column>
+            ))}
+          </div>
+          <DragOverlay dropAnimation={null}>{active ? <CardTile card={active} members={memberMap} today={today} overlay /> : null}</DragOverlay>
+        </DndContext>
+      )}
+    </section>
+  );
+}

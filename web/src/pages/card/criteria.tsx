@@ -1,0 +1,165 @@
+import { useState, type FormEvent } from 'react';
+import { Link } from '@tanstack/react-router';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, ok } from '../../api/client';
+import { keys, useMe } from '../../api/queries';
+import type { Card, Criterion } from '../../api/types';
+import { ErrorPanel, Loading } from '../../ui/error-panel';
+import { notify } from '../../ui/toast-queue';
+
+/** The card's criteria as a checklist: tick, add, rename, reorder, remove; their todos. */
+export function Criteria({ card }: { card: Card }) {
+  const qc = useQueryClient();
+  const me = useMe();
+  const key = keys.criteria(card.ref);
+  const list = useQuery({
+    queryKey: key,
+    queryFn: () => ok(api.GET('/cards/{id}/criteria', { params: { path: { id: card.id }, query: { limit: 100 } } })).then((p) => p.data),
+  });
+  const refresh = () => {
+    void qc.invalidateQueries({ queryKey: key });
+    void qc.invalidateQueries({ queryKey: keys.card(card.ref) });
+    void qc.invalidateQueries({ queryKey: ['cards'] });
+    void qc.invalidateQueries({ queryKey: ['todos'] });
+  };
+  const update = useMutation({
+    mutationFn: ({ c, body }: { c: Criterion; body: { title?: string; done?: boolean; position?: number } }) =>
+      ok(api.PATCH('/cards/{id}/criteria/{criterion_id}', { params: { path: { id: card.id, criterion_id: c.id } }, body })),
+    onMutate: async ({ c, body }) => {
+      await qc.cancelQueries({ queryKey: key });
+      const before = qc.getQueryData<Criterion[]>(key);
+      qc.setQueryData<Criterion[]>(key, (rows) => {
+        if (!rows) return rows;
+        let next = rows.map((r) => (r.id === c.id ? { ...r, ...(body.title !== undefined ? { title: body.title } : {}), ...(body.done !== undefined ? { done: body.done } : {}) } : r));
+        if (body.position !== undefined) {
+          const moved = next.find((r) => r.id === c.id)!;
+          next = next.filter((r) => r.id !== c.id);
+          next.splice(body.position, 0, moved);
+        }
+        return next;
+      });
+      return { before };
+    },
+    onError: (_e, _v, ctx) => ctx?.before && qc.setQueryData(key, ctx.before),
+    onSettled: refresh,
+  });
+  const add = useMutation({
+    mutationFn: (title: string) => ok(api.POST('/cards/{id}/criteria', { params: { path: { id: card.id } }, body: { title } })),
+    onSettled: refresh,
+  });
+  const remove = useMutation({
+    mutationFn: (c: Criterion) => ok(api.DELETE('/cards/{id}/criteria/{criterion_id}', { params: { path: { id: card.id, criterion_id: c.id } } })),
+    onSettled: refresh,
+  });
+  const track = useMutation({
+    mutationFn: (c: Criterion) =>
+      ok(api.POST('/todos', { body: { title: c.title, card_id: card.id, criterion_id: c.id, org_id: me.data?.org.id } })),
+    onSuccess: () => notify('Added to your todos'),
+    onSettled: refresh,
+  });
+  const [title, setTitle] = useState('');
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (!title.trim()) return;
+    add.mutate(title.trim(), { onSuccess: () => setTitle('') });
+  };
+
+  if (list.isError) return <ErrorPanel error={list.error} retry={() => void list.refetch()} />;
+  if (!list.data) return <Loading label="Loading criteria…" />;
+  const rows = list.data;
+  const done = rows.filter((r) => r.done).length;
+  return (
+    <section aria-labelledby="criteria-h">
+      <h2 id="criteria-h">
+        Criteria <span className="muted small">{done} of {rows.length} done</span>
+      </h2>
+      {rows.length > 0 && (
+        <ul className="list list-box criteria">
+          {rows.map((c, i) => (
+            <CriterionRow
+              key={c.id}
+              c={c}
+              first={i === 0}
+              last={i === rows.length - 1}
+              onTick={(v) => update.mutate({ c, body: { done: v } })}
+              onRename={(t) => update.mutate({ c, body: { title: t } })}
+              onMove={(d) => update.mutate({ c, body: { position: i + d } })}
+              onRemove={() => remove.mutate(c)}
+              onTrack={() => track.mutate(c)}
+            />
+          ))}
+        </ul>
+      )}
+      <form onSubmit={submit} className="row" style={{ marginTop: 8 }}>
+        <label htmlFor="new-criterion" className="visually-hidden">
+          New criterion
+        </label>
+        <input id="new-criterion" className="grow" value={title} onChange={(e) => setTitle(e.target.value)} placeholder="Add a criterion" maxLength={300} />
+        <button type="submit" className="button" disabled={add.isPending}>
+          Add
+        </button>
+      </form>
+    </section>
+  );
+}
+
+interface RowProps {
+  c: Criterion;
+  first: boolean;
+  last: boolean;
+  onTick: (done: boolean) => void;
+  onRename: (title: string) => void;
+  onMove: (delta: number) => void;
+  onRemove: () => void;
+  onTrack: () => void;
+}
+
+function CriterionRow({ c, first, last, onTick, onRename, onMove, onRemove, onTrack }: RowProps) {
+  const [editing, setEditing] = useState(false);
+  const [draft, setDraft] = useState(c.title);
+  const save = (e: FormEvent) => {
+    e.preventDefault();
+    setEditing(false);
+    if (draft.trim() && draft.trim() !== c.title) onRename(draft.trim());
+  };
+  return (
+    <li data-criterion={c.id}>
+      <input type="checkbox" checked={c.done} onChange={(e) => onTick(e.target.checked)} aria-label={`Done: ${c.title}`} />
+      {editing ? (
+        <form onSubmit={save} className="row grow">
+          <label htmlFor={`rename-${c.id}`} className="visually-hidden">
+            Rename criterion
+          </label>
+          <input id={`rename-${c.id}`} className="grow" autoFocus value={draft} onChange={(e) => setDraft(e.target.value)} onBlur={save} maxLength={300} />
+        </form>
+      ) : (
+        <span className={`grow${c.done ? ' done-text' : ''}`}>{c.title}</span>
+      )}
+      {c.todo_id ? (
+        <Link to="/todos" hash={c.todo_id} className="chip accent" title="A todo mirrors this criterion">
+          Todo
+        </Link>
+      ) : (
+        <button type="button" className="button small" onClick={onTrack} title="Add it to your todos; ticking one ticks the other">
+          + Todo
+        </button>
+      )}
+      <span className="row" style={{ gap: 0 }}>
+        {!editing && (
+          <button type="button" className="icon-button" onClick={() => { setDraft(c.title); setEditing(true); }} aria-label={`Rename ${c.title}`}>
+            ✎
+          </button>
+        )}
+        <button type="button" className="icon-button" onClick={() => onMove(-1)} disabled={first} aria-label={`Move ${c.title} up`}>
+          ↑
+        </button>
+        <button type="button" className="icon-button" onClick={() => onMove(1)} disabled={last} aria-label={`Move ${c.title} down`}>
+          ↓
+        </button>
+        <button type="button" className="icon-button" onClick={onRemove} aria-label={`Remove ${c.title}`}>
+          ×
+        </button>
+      </span>
+    </li>
+  );
+}

@@ -1,0 +1,37 @@
+import type { ReactNode } from 'react';
+import { Link } from '@tanstack/react-router';
+import { useMe } from '../../api/queries';
+
+const ITEMS = [
+  { to: '/settings', label: 'Profile' },
+  { to: '/settings/api-keys', label: 'API keys' },
+  { to: '/settings/sessions', label: 'Sessions' },
+  { to: '/settings/members', label: 'Members', admin: true },
+] as const;
+
+export function SettingsNav() {
+  const me = useMe();
+  const admin = me.data?.member.role === 'owner' || me.data?.member.role === 'admin';
+  return (
+    <nav aria-label="Settings" className="segmented settings-nav">
+      {ITEMS.filter((i) => !('admin' in i) || admin).map((i) => (
+        <Link key={i.to} to={i.to} activeOptions={{ exact: true }} activeProps={{ 'aria-current': 'page' }}>
+          {i.label}
+        </Link>
+      ))}
+    </nav>
+  );
+}
+
+/** A settings page: the heading, the settings tabs, then the page's own content. */
+export function SettingsPage({ children }: { children: ReactNode }) {
+  return (
+    <section className="page narrow">
+      <div className="page-head">
+        <h1>Settings</h1>
+        <SettingsNav />
+      </div>
+      {children}
+    </section>
+  );
+}

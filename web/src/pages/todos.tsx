@@ -1,0 +1,65 @@
+import { useMemo } from 'react';
+import { getRouteApi, Link } from '@tanstack/react-router';
+import { todayIn } from '../lib/dates';
+import { useTimeZone } from '../lib/timezone';
+import { ErrorPanel, Loading } from '../ui/error-panel';
+import { AddTodo } from './todos/add-todo';
+import { GROUPS, groupTodos } from './todos/groups';
+import { TodoRow } from './todos/todo-row';
+import { useTodoActions, useTodos } from './todos/use-todos';
+
+const route = getRouteApi('/todos');
+
+export function TodosPage() {
+  const { scope } = route.useSearch();
+  const tz = useTimeZone();
+  const today = todayIn(tz);
+  const todos = useTodos(scope);
+  const actions = useTodoActions();
+  const groups = useMemo(() => groupTodos(todos.data ?? [], today), [todos.data, today]);
+  return (
+    <section className="page narrow">
+      <div className="page-head">
+        <h1>Todos</h1>
+        <div className="segmented" role="group" aria-label="Scope">
+          <Link from="/todos" to="." search={{}} aria-current={scope ? undefined : 'page'}>
+            All
+          </Link>
+          <Link from="/todos" to="." search={{ scope: 'personal' }} aria-current={scope === 'personal' ? 'page' : undefined}>
+            Personal
+          </Link>
+          <Link from="/todos" to="." search={{ scope: 'org' }} aria-current={scope === 'org' ? 'page' : undefined}>
+            Team
+          </Link>
+        </div>
+      </div>
+      <AddTodo today={today} defaultTeam={scope === 'org'} />
+      <p className="muted small">Dates in {tz}.</p>
+      {todos.isError && <ErrorPanel error={todos.error} retry={() => void todos.refetch()} />}
+      {todos.isPending && <Loading />}
+      {todos.data &&
+        GROUPS.map((g) =>
+          groups[g].length === 0 ? null : (
+            <section key={g} aria-labelledby={`group-${g}`} data-group={g}>
+              <h2 id={`group-${g}`} className={g === 'Overdue' ? 'danger-text' : undefined}>
+                {g} <span className="muted small">{groups[g].length}</span>
+              </h2>
+              <ul className="list list-box">
+                {groups[g].map((t) => (
+                  <TodoRow
+                    key={t.id}
+                    todo={t}
+                    today={today}
+                    onToggle={() => (t.done ? actions.reopen.mutate(t) : actions.complete.mutate(t))}
+                    onEdit={(body) => actions.edit.mutate({ t, body })}
+                    onDelete={() => actions.remove.mutate(t)}
+                  />
+                ))}
+              </ul>
+            </section>
+          ),
+        )}
+      {todos.data?.length === 0 && <p className="muted">Nothing to do. Add a todo above.</p>}
+    </section>
+  );
+}

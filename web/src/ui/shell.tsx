@@ -1,0 +1,49 @@
+import { Link, Outlet } from '@tanstack/react-router';
+import { useMe } from '../api/queries';
+import { ErrorPanel } from './error-panel';
+import { Toasts } from './toasts';
+import { initials } from '../lib/people';
+
+const NAV = [
+  { to: '/boards', label: 'Boards' },
+  { to: '/todos', label: 'Todos' },
+  { to: '/snippets', label: 'Snippets' },
+  { to: '/milestones', label: 'Milestones' },
+  { to: '/settings', label: 'Settings' },
+] as const;
+
+export function Shell() {
+  const me = useMe();
+  return (
+    <>
+      <a href="#main" className="skip-link">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <Link to="/" className="brand" aria-label="tack, home">
+          <svg viewBox="0 0 32 32" width="22" height="22" aria-hidden="true">
+            <rect width="32" height="32" rx="7" fill="var(--accent)" />
+            <path d="M9 10h14M16 10v13" stroke="#fff" strokeWidth="3.5" strokeLinecap="round" />
+          </svg>
+          tack
+        </Link>
+        <nav aria-label="Main" className="mainnav">
+          {NAV.map((item) => (
+            <Link key={item.to} to={item.to} className="navlink" activeProps={{ 'aria-current': 'page', className: 'navlink active' }}>
+              {item.label}
+            </Link>
+          ))}
+        </nav>
+        {me.data && (
+          <Link to="/settings" className="avatar" title={`${me.data.member.name} · ${me.data.org.name}`} aria-label={`Profile of ${me.data.member.name}`}>
+            {initials(me.data.member.name)}
+          </Link>
+        )}
+      </header>
+      <main id="main" className="main" tabIndex={-1}>
+        {me.isError ? <ErrorPanel error={me.error} retry={() => void me.refetch()} /> : <Outlet />}
+      </main>
+      <Toasts />
+    </>
+  );
+}
