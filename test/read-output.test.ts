@@ -13,7 +13,7 @@ import { seedForOutput } from './helpers/output-seed.js';
 
 /**
  * Every read's JSON, byte for byte, against what tack answered before (the fixture was
- * written by main at 2aba5c2, before the reads were made faster): a faster read must not
+ * written by main at 32b0b1f, before the reads were made faster): a faster read must not
  * change a single byte. A deliberate change of output regenerates the fixture:
  * `UPDATE_READ_OUTPUT=1 npx vitest run test/read-output.test.ts`, and the diff shows it.
  */
@@ -60,6 +60,10 @@ const READS: [string, string][] = [
   ['getSnippetVersion', '/v1/snippets/snp_005/versions/1'],
   ['listBoards', '/v1/boards'],
   ['listBoards', '/v1/boards?limit=1'],
+  ['getBoard', '/v1/boards/alpha'],
+  ['listSessions', '/v1/sessions'],
+  ['listCardMoves', '/v1/cards/crd_007/moves'],
+  ['getMilestone', '/v1/milestones/M1'],
   ['listCards', '/v1/cards'],
   ['listCards', '/v1/cards?limit=6'],
   ['listCards', '/v1/cards?board=alpha&status=done'],
