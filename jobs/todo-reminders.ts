@@ -65,7 +65,7 @@ async function dueTodos(deps: JobDeps, orgId: string, now: Date): Promise<DueTod
       and (${sql.join(zones, sql` or `)})
       and (p.subject_id is null or (p.state in ('sending', 'retry') and (p.lease_until is null or p.lease_until <= ${now.toISOString()}::timestamptz)))
     order by m.id, t.due_on desc, t.id
-    limit ${MAX_PER_SWEEP}`.execute(deps.db);
+    limit ${sql.lit(MAX_PER_SWEEP)}`.execute(deps.db);
   return rows;
 }
 

@@ -6,7 +6,7 @@ import { uniqueViolation } from './db-errors.js';
 import { AppError, notFound } from './errors.js';
 import { id, label, pageQuery, timeZone } from './fields.js';
 import { newId } from './ids.js';
-import { before, pageLimit, readCursor, toPage, type Page } from './pagination.js';
+import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { requireConfigWrite, requireScope } from './permissions.js';
 import { assertMayActOn, assertMayGrant, isAbove } from './role-ladder.js';
 import { toIso } from './time.js';
@@ -76,7 +76,7 @@ export async function listMembers(ctx: Ctx, input: z.infer<typeof listMembersInp
   const limit = pageLimit(input);
   let q = ctx.db.selectFrom('members').select(memberColumns).where('org_id', '=', ctx.principal.orgId);
   if (at) q = q.where(before('created_at', 'id', at, 'timestamptz'));
-  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(fetchLimit(limit)).execute();
   return toPage(rows, limit, (r) => ({ key: r.created_at, id: r.id }), presentMember, scope);
 }
 

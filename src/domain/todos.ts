@@ -8,7 +8,7 @@ import { uniqueViolation } from './db-errors.js';
 import { AppError, notFound } from './errors.js';
 import { id, isoDate, label, pageQuery, queryBoolean, webUrl } from './fields.js';
 import { newId } from './ids.js';
-import { before, pageLimit, readCursor, toPage, type Page } from './pagination.js';
+import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { toIso } from './time.js';
 import { DUE_FILTERS, dueRange } from './todo-due.js';
 import { PRIORITIES } from './vocabulary.js';
@@ -195,6 +195,6 @@ export async function listTodos(ctx: Ctx, input: z.infer<typeof listTodosInput>)
     if (range.to !== undefined) q = q.where('due_on', '<=', range.to);
   }
   if (at) q = q.where(before('created_at', 'id', at, 'timestamptz'));
-  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(fetchLimit(limit)).execute();
   return toPage(rows, limit, (r) => ({ key: r.created_at, id: r.id }), presentTodo, scope);
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Ctx, Scope } from '../domain/context.js';
+import type { JsonText } from '../domain/json-text.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -51,7 +52,8 @@ export interface OperationSpec<P extends Obj, Q extends Obj, B extends Obj, O ex
    * message): `execute` runs it on the pool instead of inside one transaction of its own.
    */
   ownTransactions?: boolean;
-  run(ctx: Ctx, input: InputOf<P, Q, B, R>): Promise<O extends z.ZodType ? z.input<O> : void>;
+  /** The answer, or for reads that let Postgres serialize it, its JSON text (the same bytes). */
+  run(ctx: Ctx, input: InputOf<P, Q, B, R>): Promise<O extends z.ZodType ? z.input<O> | JsonText : void>;
 }
 
 /** An operation with its types erased, as the table and the faces hold it. */

@@ -73,7 +73,7 @@ export function createBoltApp(deps: SlackDeps, botToken: string, transport: Tran
     throw err;
   });
   const poster = new WebClient(botToken, { ...webClientOptions(apiUrl), logger });
-  app.use(dedupeRetries(deps.runtime.db, deps.log.child({ component: 'slack' })));
+  app.use(dedupeRetries(deps.ackDb ?? deps.runtime.db, deps.log.child({ component: 'slack' })));
   registerCommands(app, deps, poster);
   registerActions(app, deps);
   registerTodoModal(app, deps);

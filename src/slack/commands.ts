@@ -11,6 +11,7 @@ import type { CommandContext, CommandHandler, SlackReply } from './command-conte
 import type { SlackDeps } from './deps.js';
 import { errorReply } from './replies.js';
 import { messageView } from './views/blocks.js';
+import { WorkQueue } from './work-queue.js';
 
 /** The slash commands `manifest.yml` declares, each with its module in `commands/`. */
 export const COMMAND_HANDLERS: Readonly<Record<string, CommandHandler>> = {
@@ -52,15 +53,31 @@ export async function runCommand(deps: SlackDeps, command: SlashCommand, client:
   }
 }
 
+// Commands running after their ack at once, and queued behind them: ~30 s of work on the bench.
+const COMMANDS_AT_ONCE = 4;
+const COMMANDS_WAITING = 1_000;
+
 /**
- * Acks at once (empty: Slack shows nothing yet), then answers through `response_url`.
- * `poster` is the client new messages are posted with (no retries; see `webClientOptions`).
+ * Acks at once (empty: Slack shows nothing yet), then answers through `response_url`, a few
+ * commands at a time (`WorkQueue`), so a flood of commands never delays the next one's ack.
+ * With the queue full, the ack itself says so and nothing is done. `poster` is the client new
+ * messages are posted with (no retries; see `webClientOptions`).
  */
 export function registerCommands(app: App, deps: SlackDeps, poster: WebClient): void {
   const names = Object.keys(COMMAND_HANDLERS).map((n) => n.slice(1));
+  const queue = new WorkQueue(COMMANDS_AT_ONCE, COMMANDS_WAITING);
   app.command(new RegExp(`^/(${names.join('|')})$`), async ({ command, ack, respond, client }) => {
+    if (queue.full) {
+      deps.log.warn({ slack_command: command.command }, 'Slack commands queue full; refused in the ack');
+      await ack(BUSY);
+      return;
+    }
     await ack();
-    const reply = await runCommand(deps, command, client, poster);
-    if (reply) await respond(reply);
+    await queue.run(async () => {
+      const reply = await runCommand(deps, command, client, poster);
+      if (reply) await respond(reply);
+    });
   });
 }
+
+const BUSY = messageView('tack is busy right now and did nothing; try again in a moment.');
