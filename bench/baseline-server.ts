@@ -1,8 +1,95 @@
+import { randomBytes } from 'node:crypto';
 import Fastify from 'fastify';
+import pg from 'pg';
 
-/** The baseline: a bare Fastify hello route, no logging, same Node. */
+/**
+ * The baselines, in a process of their own, on the same Node: a bare Fastify hello route, no
+ * logging; and, for the scenarios' reads and writes, raw routes that run the same SQL as
+ * tack on the same database and nothing else (no auth, rate limit, validation or
+ * presentation). A scenario registers its statements (`POST /raw`) and then loads
+ * `GET|POST /raw/<id>`:
+ *
+ * - `rows`: the statements in turn on the pool (named prepared statements, as tack sends
+ *   them), then `JSON.stringify` of the last one's rows (`{data: rows}` for a page, the row
+ *   for one);
+ * - `pg-json`: the last statement wrapped so that Postgres builds the JSON
+ *   (`json_agg` for a page, `row_to_json` for one), sent as it comes.
+ *
+ * A string parameter holding `{{id}}` gets a new random value there on every request (the
+ * id of an insert). Timestamps and int8 come back as tack reads them (text, numbers).
+ */
+
+interface Statement {
+  sql: string;
+  params: unknown[];
+}
+export interface RawRoute {
+  id: string;
+  statements: Statement[];
+  shape: 'page' | 'one';
+  mode: 'rows' | 'pg-json';
+}
+
+const TEXT_TYPES = [1082, 1114, 1184];
+const databaseUrl = process.argv[3];
+const pool = databaseUrl
+  ? new pg.Pool({
+      connectionString: databaseUrl,
+      max: 10,
+      options: '-c TimeZone=UTC',
+      types: {
+        getTypeParser(oid: number, format?: string) {
+          if (TEXT_TYPES.includes(oid)) return (v: string) => v;
+          if (oid === 20) return (v: string) => Number(v);
+          return pg.types.getTypeParser(oid, format as 'text');
+        },
+      } as pg.CustomTypesConfig,
+    })
+  : undefined;
+const routes = new Map<string, RawRoute & { names: string[]; fresh: boolean }>();
+let counter = 0;
+
+function wrap(route: RawRoute, sql: string): string {
+  if (route.mode === 'rows') return sql;
+  return route.shape === 'page' ? `select coalesce(json_agg(x), '[]')::text as body from (${sql}) x` : `select row_to_json(x)::text as body from (${sql}) x`;
+}
+
+async function run(id: string): Promise<string> {
+  const route = routes.get(id);
+  if (!route || !pool) throw new Error(`no raw route ${id}`);
+  const client = await pool.connect();
+  try {
+    const fresh = route.fresh ? randomBytes(8).toString('hex') : '';
+    let rows: Record<string, unknown>[] = [];
+    for (const [i, s] of route.statements.entries()) {
+      const last = i === route.statements.length - 1;
+      const values = route.fresh ? s.params.map((p) => (typeof p === 'string' ? p.replaceAll('{{id}}', fresh) : p)) : s.params;
+      ({ rows } = await client.query({ name: route.names[i], text: last ? wrap(route, s.sql) : s.sql, values }));
+    }
+    if (route.mode === 'pg-json') return (rows[0]?.body as string | undefined) ?? 'null';
+    return JSON.stringify(route.shape === 'page' ? { data: rows } : (rows[0] ?? null));
+  } finally {
+    client.release();
+  }
+}
+
 const app = Fastify({ logger: false });
 app.get('/hello', async () => ({ hello: 'world' }));
+app.post('/raw', async (request) => {
+  const route = request.body as RawRoute;
+  routes.set(route.id, {
+    ...route,
+    names: route.statements.map(() => `raw${++counter}`),
+    fresh: route.statements.some((s) => s.params.some((p) => typeof p === 'string' && p.includes('{{id}}'))),
+  });
+  return { ok: true };
+});
+const answer = async (request: { params: unknown }, reply: { type(t: string): unknown }) => {
+  reply.type('application/json; charset=utf-8');
+  return run((request.params as { id: string }).id);
+};
+app.get('/raw/:id', answer);
+app.post('/raw/:id', answer);
 const port = Number(process.argv[2] ?? 0);
 await app.listen({ port, host: '127.0.0.1' });
 const address = app.server.address();

@@ -26,6 +26,11 @@ export interface Target {
    * one with `setupRequest` is built afresh before each send (e.g. newly signed).
    */
   requests?: LoadRequest[];
+  /**
+   * The same work without tack, measured in the same run, alternating with this target;
+   * the first is the one the acceptance ratio is to (the raw route).
+   */
+  baselines?: Target[];
 }
 
 /** A short warm-up (JIT, pools, caches), then the measured run. */
@@ -39,7 +44,7 @@ export async function measure(target: Target, load: LoadOptions): Promise<Measur
     ...(target.body ? { body: target.body } : {}),
     ...(target.requests ? { requests: target.requests } : {}),
   };
-  await autocannon({ ...base, duration: load.warmup });
+  if (load.warmup > 0) await autocannon({ ...base, duration: load.warmup });
   const r = await autocannon({ ...base, duration: load.duration });
   return {
     name: target.name,
@@ -52,21 +57,64 @@ export async function measure(target: Target, load: LoadOptions): Promise<Measur
 }
 
 /** Two decimals, or two significant digits for a ratio too small to show in two decimals. */
-function ratio(r: number): string {
+export function ratio(r: number): string {
+  if (!Number.isFinite(r)) return '-';
   return r >= 0.1 || r === 0 ? r.toFixed(2) : r.toPrecision(2);
 }
 
-export function table(rows: Measurement[], baseline: Measurement): string {
-  const head = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'ratio to baseline', 'errors/non-2xx'];
-  const body = rows.map((m) => [
-    m.name,
-    m.rps.toFixed(0),
-    m.p50.toFixed(1),
-    m.p99.toFixed(1),
-    ratio(m.rps / baseline.rps),
-    `${m.errors}/${m.non2xx}`,
-  ]);
+/** A Markdown table with columns padded to their widest cell. */
+export function markdownTable(head: string[], body: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
   return [line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...body.map(line)].join('\n');
+}
+
+/** Each variant of a target measured in several alternating rounds. */
+export interface GroupResult {
+  name: string;
+  variants: { name: string; runs: Measurement[] }[];
+  /** Index in `variants` of the raw route (pg + JSON.stringify) and of Postgres-built JSON, when measured. */
+  raw?: number;
+  pgJson?: number;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/** Median of the rounds for each figure. */
+export function summary(runs: Measurement[]): Measurement {
+  return {
+    name: runs[0]!.name,
+    rps: median(runs.map((r) => r.rps)),
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    errors: runs.reduce((n, r) => n + r.errors, 0),
+    non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
+  };
+}
+
+export function groupTable(groups: GroupResult[]): string {
+  const head = ['target', 'req/s', 'p50 ms', 'p99 ms', 'ratio to raw', 'ratio to pg json', 'req/s per round', 'errors/non-2xx'];
+  const body: string[][] = [];
+  for (const g of groups) {
+    const sums = g.variants.map((v) => summary(v.runs));
+    const raw = g.raw === undefined ? undefined : sums[g.raw]!.rps;
+    const json = g.pgJson === undefined ? undefined : sums[g.pgJson]!.rps;
+    sums.forEach((m, i) => {
+      body.push([
+        i === 0 ? `**${g.name}**` : `  ${g.variants[i]!.name}`,
+        m.rps.toFixed(0),
+        m.p50.toFixed(1),
+        m.p99.toFixed(1),
+        raw === undefined ? '-' : ratio(m.rps / raw),
+        json === undefined ? '-' : ratio(m.rps / json),
+        g.variants[i]!.runs.map((r) => r.rps.toFixed(0)).join(' / '),
+        `${m.errors}/${m.non2xx}`,
+      ]);
+    });
+  }
+  return markdownTable(head, body);
 }

@@ -34,8 +34,8 @@ function serve(dbName: string, token: string): Promise<Child> {
   return startProcess(
     process.execPath,
     [`${root}bin/tack.js`, 'serve', '--no-jobs'],
-    { ...process.env, DATABASE_URL: databaseUrl(dbName), PORT: '0', HOST: '127.0.0.1', TACK_BOOTSTRAP_TOKEN: token, RATE_LIMIT_PER_MINUTE: '1000000', LOG_LEVEL: 'warn', REDIS_URL: '' },
-    /listening on (\S+)/,
+    { ...process.env, DATABASE_URL: databaseUrl(dbName), PORT: '0', HOST: '127.0.0.1', TACK_BOOTSTRAP_TOKEN: token, RATE_LIMIT_PER_MINUTE: '1000000', LOG_LEVEL: 'info', REDIS_URL: '' },
+    /"msg":"listening on (https?:\/\/[^\s"]+)"/,
     (m) => m[1]!,
   );
 }

@@ -10,6 +10,8 @@ export interface BenchContext {
   pool: pg.Pool;
   /** Its URL, for scenarios that run tack code against it in the bench process. */
   databaseUrl: string;
+  /** The baseline server (bare hello route, raw routes registered with `rawBaselines`). */
+  baselineUrl: string;
 }
 
 /** A group of measurements: seeds what it needs, then names its load targets. */

@@ -1,12 +1,12 @@
 import { UsageError, type CommandHandler } from '../src/slack/command-context.js';
-import { cardMovedView, cardView, type CardView } from '../src/slack/views.js';
+import { cardMovedView, cardView } from '../src/slack/views/cards.js';
 import { listWords, parseWorkflowStatus, WORKFLOW_STATUSES, type WorkflowStatus } from '../src/domain/vocabulary.js';
 
 const STATUS_WORDS = listWords(WORKFLOW_STATUSES);
 
 export const CARD_USAGE = [
   '*Usage*',
-  '`/card <ref>`: show a card, for example `/card ENG-42`',
+  '`/card <ref>`: show a card with a select that moves it, for example `/card ENG-42`',
   `\`/card <ref> move <status>\`: move it to ${STATUS_WORDS} (or wip, review…)`,
 ].join('\n');
 
@@ -30,6 +30,6 @@ export function parseCardCommand(text: string): CardCommand {
 
 export const cardCommand: CommandHandler = async (text, ctx) => {
   const cmd = parseCardCommand(text);
-  if (cmd.kind === 'show') return cardView(await ctx.call<CardView>('getCard', { id: cmd.ref }));
-  return cardMovedView(await ctx.call<CardView>('moveCard', { id: cmd.ref, workflow_status: cmd.status }));
+  if (cmd.kind === 'show') return cardView(await ctx.call('getCard', { id: cmd.ref }));
+  return cardMovedView(await ctx.call('moveCard', { id: cmd.ref, workflow_status: cmd.status }));
 };

@@ -2,15 +2,7 @@ import { CADENCES } from '../src/domain/vocabulary.js';
 import { subscribeMilestoneOp, unsubscribeMilestoneOp } from '../src/operations/slack.js';
 import { UsageError, type CommandContext, type CommandHandler, type SlackReply } from '../src/slack/command-context.js';
 import { classifySlackError, describeSlackFailure } from '../src/slack/slack-errors.js';
-import {
-  milestoneStatusView,
-  subscribedView,
-  subscriptionAnnouncementView,
-  subscriptionRefusedView,
-  unsubscribedView,
-  type MilestoneView,
-  type SubscriptionView,
-} from '../src/slack/views.js';
+import { milestoneStatusView, subscribedView, subscriptionAnnouncementView, subscriptionRefusedView, unsubscribedView } from '../src/slack/views/milestones.js';
 
 export const MILESTONE_USAGE = [
   '*Usage*',
@@ -54,7 +46,7 @@ export const milestoneCommand: CommandHandler = async (text, ctx) => {
   const cmd = parseMilestoneCommand(text);
   switch (cmd.kind) {
     case 'status': {
-      const m = await ctx.call<MilestoneView>('getMilestoneStatus', { ref: cmd.ref });
+      const m = await ctx.call('getMilestoneStatus', { ref: cmd.ref });
       return milestoneStatusView(m);
     }
     case 'subscribe':
@@ -71,7 +63,7 @@ export const milestoneCommand: CommandHandler = async (text, ctx) => {
  * or gone), the subscription is removed again and the caller is told to invite @tack first.
  */
 async function subscribe(ref: string, cadence: (typeof CADENCES)[number], ctx: CommandContext): Promise<SlackReply> {
-  const result = await ctx.call<{ subscription: SubscriptionView; created: boolean; resumed: boolean }>(subscribeMilestoneOp, {
+  const result = await ctx.call(subscribeMilestoneOp, {
     ref,
     channel_id: ctx.channelId,
     cadence,

@@ -1,5 +1,5 @@
 import { UsageError, type CommandHandler } from '../src/slack/command-context.js';
-import { snippetView, type SnippetView } from '../src/slack/views.js';
+import { snippetView } from '../src/slack/views/snippets.js';
 
 export const SNIPPET_USAGE = ['*Usage*', '`/snippet <slug or id>`: show a snippet, for example `/snippet deploy-checklist`'].join('\n');
 
@@ -18,5 +18,5 @@ export function parseSnippetCommand(text: string): SnippetCommand {
 
 export const snippetCommand: CommandHandler = async (text, ctx) => {
   const cmd = parseSnippetCommand(text);
-  return snippetView(await ctx.call<SnippetView>('getSnippet', { id: cmd.id }));
+  return snippetView(await ctx.call('getSnippet', { id: cmd.id }));
 };

@@ -2,12 +2,13 @@ import { dueDate } from '../src/domain/todo-due.js';
 import { PRIORITIES, type Priority } from '../src/domain/vocabulary.js';
 import { UsageError, type CommandHandler } from '../src/slack/command-context.js';
 import { openTodosThisWeek } from '../src/slack/todo-list.js';
-import { todoCreatedView, todoDoneView, todoListView, type TodoView } from '../src/slack/views.js';
+import { todoModalView } from '../src/slack/views/todo-modal.js';
+import { todoCreatedView, todoDoneView, todoListView } from '../src/slack/views/todos.js';
 
 export const TODO_USAGE = [
   '*Usage*',
   '`/todo`: your open todos due this week',
-  '`/todo add <title> [due:<YYYY-MM-DD|today|tomorrow>] [!urgent|!high|!low]`: add a todo',
+  '`/todo add <title> [due:<YYYY-MM-DD|today|tomorrow>] [!urgent|!high|!low]`: add a todo (`/todo add` alone opens a form)',
   '`/todo done <id>`: complete a todo',
 ].join('\n');
 
@@ -17,6 +18,8 @@ export type Due = string;
 export type TodoCommand =
   | { kind: 'list' }
   | { kind: 'add'; title: string; due?: Due; priority?: Priority }
+  /** `/todo add` with nothing after it: the todo modal. */
+  | { kind: 'form' }
   | { kind: 'done'; id: string };
 
 const PRIORITY = new RegExp(`^!(${PRIORITIES.join('|')})$`, 'i');
@@ -42,6 +45,7 @@ export function parseTodoCommand(text: string): TodoCommand {
     return { kind: 'done', id: rest[0]! };
   }
   if (action === 'add') {
+    if (rest.length === 0) return { kind: 'form' };
     const title: string[] = [];
     let due: Due | undefined;
     let priority: Priority | undefined;
@@ -76,11 +80,14 @@ export const todoCommand: CommandHandler = async (text, ctx) => {
       const input: Record<string, unknown> = { title: cmd.title };
       if (cmd.priority) input.priority = cmd.priority;
       if (cmd.due) input.due_on = cmd.due;
-      const todo = await ctx.call<TodoView>('createTodo', input);
+      const todo = await ctx.call('createTodo', input);
       return todoCreatedView(todo);
     }
+    case 'form':
+      await ctx.openModal(todoModalView({ response_url: ctx.responseUrl }));
+      return null;
     case 'done': {
-      const todo = await ctx.call<TodoView>('completeTodo', { id: cmd.id });
+      const todo = await ctx.call('completeTodo', { id: cmd.id });
       return todoDoneView(todo);
     }
   }

@@ -2,8 +2,8 @@ import { claimPosts, markSent } from '../src/db/slack-posts.js';
 import { AppError } from '../src/domain/errors.js';
 import type { JobResult, JobScope } from '../src/domain/jobs.js';
 import { slackPrincipal } from '../src/domain/slack-links.js';
-import { callOperation } from '../src/slack/command-context.js';
-import { milestoneStatusView, type MilestoneView } from '../src/slack/views.js';
+import { callOperation } from '../src/operations/call.js';
+import { milestoneStatusView, type MilestoneView } from '../src/slack/views/milestones.js';
 import { emptyResult, slackOrgId, type JobDeps } from './deps.js';
 import { summaryPeriod } from './local-time.js';
 import { postOnce, tally } from './post-once.js';
@@ -54,7 +54,7 @@ export async function postMilestoneSummaries(deps: JobDeps, scope: JobScope = {}
     });
     let status: MilestoneView;
     try {
-      status = await callOperation<MilestoneView>(runtime, 'getMilestoneStatus', principal, { ref: sub.milestone_ref });
+      status = await callOperation(runtime, 'getMilestoneStatus', principal, { ref: sub.milestone_ref });
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
       log.warn({ code: err.code }, 'milestone status unavailable; summary skipped');

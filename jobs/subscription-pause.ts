@@ -1,6 +1,6 @@
 import { pauseSubscription as markPaused } from '../src/domain/slack-subscriptions.js';
 import type { SlackFailure } from '../src/slack/slack-errors.js';
-import { subscriptionPausedView } from '../src/slack/views.js';
+import { subscriptionPausedView } from '../src/slack/views/milestones.js';
 import type { SlackSweep } from './sweep.js';
 
 export interface PausedSubscription {

@@ -1,51 +1,41 @@
 import type { WebClient } from '@slack/web-api';
 import { sql, type Expression, type SqlBool } from 'kysely';
-import { claimPosts, markSent, pruneSlackPosts, type SentPost } from '../src/db/slack-posts.js';
+import { pruneSlackPosts } from '../src/db/slack-posts.js';
 import type { JobResult, JobScope } from '../src/domain/jobs.js';
 import { localToday } from '../src/domain/todo-due.js';
-import { todoReminderView } from '../src/slack/views.js';
 import { eachLimited, emptyResult, slackOrgId, type JobDeps } from './deps.js';
 import { reminderDueDates } from './local-time.js';
-import { postOnce, tally } from './post-once.js';
+import { sendDigest, type DueTodo } from './todo-digest.js';
 import { SlackSweep } from './sweep.js';
 
 /**
- * Due-todo reminders: a direct message to a todo's owner at REMINDER_HOUR in the owner's time
- * zone on its due date (at the next sweep for a todo created or re-dated later that day), at
- * most once per todo and due date, with the todo, its priority, its card and a Done button.
+ * Due-todo reminders: one direct message per member and local day (a digest), at the
+ * member's own `reminder_hour` (else REMINDER_HOUR) in their time zone, listing that day's
+ * due todos, each with Done and Snooze; at most once per todo and due date (see
+ * `sendDigest`). A todo created or re-dated to today after the digest went out is added to
+ * it at the next sweep; a snoozed todo gets its own reminder on its new date.
  *
  * Whose: open todos of members of the SLACK_ORG organization (their personal todos too).
  * A member without a Slack link is skipped and counted. A reminder missed because the jobs
  * were down is caught up the next local day at the latest (see REMINDER_CATCH_UP_DAYS).
  */
 
-// Candidates read per sweep (the rest wait for the next one), claimed in batches, posted a few at a time.
+// Candidates read per sweep (the rest wait for the next one); members sent to a few at a time.
 const MAX_PER_SWEEP = 50_000;
-const CLAIM_BATCH = 200;
-const POSTS_IN_FLIGHT = 8;
+const MEMBERS_IN_FLIGHT = 8;
 
-interface DueTodo {
-  id: string;
-  title: string;
-  priority: string;
-  due_on: string;
-  slack_user_id: string | null;
-  tz: string | null;
-  card_ref: string | null;
-  card_title: string | null;
-}
-
-/** Which due dates are due for reminders in each time zone the organization's members use. */
+/** Which due dates are due for reminders for each time zone and reminder hour the organization's members use. */
 async function dueDatesByZone(deps: JobDeps, orgId: string, now: Date): Promise<Expression<SqlBool>[]> {
+  const defaultHour = deps.config.reminderHour;
   const zones = await deps.db
     .selectFrom('members')
-    .select(sql<string>`coalesce(tz, 'UTC')`.as('tz'))
+    .select([sql<string>`coalesce(tz, 'UTC')`.as('tz'), sql<number>`coalesce(reminder_hour, ${defaultHour})`.as('hour')])
     .distinct()
     .where('org_id', '=', orgId)
     .execute();
-  return zones.map(({ tz }) => {
-    const { from, through } = reminderDueDates(now, tz, deps.config.reminderHour);
-    return sql<SqlBool>`(coalesce(m.tz, 'UTC') = ${tz} and t.due_on between ${from}::date and ${through}::date)`;
+  return zones.map(({ tz, hour }) => {
+    const { from, through } = reminderDueDates(now, tz, Number(hour));
+    return sql<SqlBool>`(coalesce(m.tz, 'UTC') = ${tz} and coalesce(m.reminder_hour, ${defaultHour}) = ${hour} and t.due_on between ${from}::date and ${through}::date)`;
   });
 }
 
@@ -56,7 +46,7 @@ async function dueDatesByZone(deps: JobDeps, orgId: string, now: Date): Promise<
  * ```sql
  * select t.*, m.slack_user_id, m.tz, card ref and title from todos t join members m on m.id = t.member_id
  * left join slack_posts p on p.kind = 'todo_reminder' and p.subject_id = t.id and p.period = t.due_on::text
- * where m.org_id = $1 and not t.done and ((m.tz = $zone and t.due_on between $from and $through) or …)
+ * where m.org_id = $1 and not t.done and ((m.tz = $zone and m.reminder_hour = $hour and t.due_on between $from and $through) or …)
  *   and (p.subject_id is null or (p.state in ('sending','retry') and (p.lease_until is null or p.lease_until <= $now)))
  * ```
  */
@@ -64,7 +54,7 @@ async function dueTodos(deps: JobDeps, orgId: string, now: Date): Promise<DueTod
   const zones = await dueDatesByZone(deps, orgId, now);
   if (zones.length === 0) return [];
   const { rows } = await sql<DueTodo>`
-    select t.id, t.title, t.priority, t.due_on::text as due_on, m.slack_user_id, m.tz,
+    select t.id, t.title, t.priority, t.due_on::text as due_on, t.source_url, m.id as member_id, m.slack_user_id, m.tz,
            b.ref_prefix || '-' || c.number as card_ref, c.title as card_title
     from todos t
     join members m on m.id = t.member_id
@@ -74,12 +64,12 @@ async function dueTodos(deps: JobDeps, orgId: string, now: Date): Promise<DueTod
     where m.org_id = ${orgId} and not t.done and t.due_on is not null
       and (${sql.join(zones, sql` or `)})
       and (p.subject_id is null or (p.state in ('sending', 'retry') and (p.lease_until is null or p.lease_until <= ${now.toISOString()}::timestamptz)))
-    order by t.due_on desc, t.id
-    limit ${MAX_PER_SWEEP}`.execute(deps.db);
+    order by m.id, t.due_on desc, t.id
+    limit ${sql.lit(MAX_PER_SWEEP)}`.execute(deps.db);
   return rows;
 }
 
-/** One sweep: claims what is due now and sends it; returns what it did. */
+/** One sweep: sends each member's reminder of the day that is due now; returns what it did. */
 export async function sendTodoReminders(deps: JobDeps, scope: JobScope = {}): Promise<JobResult> {
   const result = emptyResult();
   const orgId = await slackOrgId(deps, scope);
@@ -94,43 +84,14 @@ export async function sendTodoReminders(deps: JobDeps, scope: JobScope = {}): Pr
     return result;
   }
   const sweep = new SlackSweep(deps, slack, 'todo-reminders');
-  const dms = new Map<string, Promise<string>>();
-  const openDm = (user: string): Promise<string> => {
-    let dm = dms.get(user);
-    if (!dm) {
-      dm = openDirectMessage(slack, user);
-      dm.catch(() => dms.delete(user));
-      dms.set(user, dm);
-    }
-    return dm;
-  };
-  const byId = new Map(linked.map((t) => [t.id, t]));
-  const todayIn = new Map<string | null, string>();
-  const today = (tz: string | null) => todayIn.get(tz) ?? todayIn.set(tz, localToday(now, tz)).get(tz)!;
+  const byMember = new Map<string, DueTodo[]>();
+  for (const t of linked) byMember.set(t.member_id, [...(byMember.get(t.member_id) ?? []), t]);
   // A refused token or a rate limit stops the sweep: what is not claimed yet stays due.
-  for (let i = 0; i < linked.length && !sweep.halted; i += CLAIM_BATCH) {
-    const batch = linked.slice(i, i + CLAIM_BATCH);
-    const claims = await claimPosts(deps.db, 'todo_reminder', orgId, batch.map((t) => ({ subjectId: t.id, period: t.due_on })), deps.clock());
-    const sent: SentPost[] = [];
-    await eachLimited(claims, POSTS_IN_FLIGHT, async (claim) => {
-      const todo = byId.get(claim.subjectId)!;
-      const view = todoReminderView(
-        { id: todo.id, title: todo.title, priority: todo.priority, due_on: todo.due_on, done: false },
-        { card: todo.card_ref ? { ref: todo.card_ref, title: todo.card_title ?? '' } : null, today: today(todo.tz) },
-      );
-      const outcome = await postOnce(sweep, {
-        claim,
-        channel: () => openDm(todo.slack_user_id!),
-        message: { text: view.text, blocks: view.blocks },
-        marker: { event_type: 'tack_reminder', event_payload: { todo_id: todo.id, due_on: todo.due_on } },
-        record: async (channelId, ts) => void sent.push({ claim, channelId, ts }),
-      });
-      tally(result, outcome);
-    });
-    // One commit for the batch. Should it fail, the rows stay `sending` and their next claim
-    // finds the messages in the DMs instead of posting them again.
-    await markSent(deps.db, sent, deps.clock()).catch((err: Error) => deps.log.error({ err: err.message, posts: sent.length }, 'reminders posted but not recorded'));
-  }
+  await eachLimited([...byMember.values()], MEMBERS_IN_FLIGHT, async (todos) => {
+    if (sweep.halted) return;
+    const { member_id, slack_user_id, tz } = todos[0]!;
+    await sendDigest(sweep, { orgId, memberId: member_id, today: localToday(now, tz), dm: () => openDirectMessage(slack, slack_user_id!), todos }, result);
+  });
   if (!scope.orgId) await pruneSlackPosts(deps.db, now);
   if (result.sent + result.failed > 0) deps.log.info({ job: 'todo-reminders', ...result }, 'todo reminders sent');
   return result;

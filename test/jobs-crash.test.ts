@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sendTodoReminders } from '../jobs/todo-reminders.js';
 import { LEASE_MS } from '../src/db/slack-posts.js';
 import { dmChannelOf, startFakeSlack, type FakeSlack } from './helpers/fake-slack.js';
-import { addMember, addTodo, jobDeps, remindersPerTodo, slackEnv, type TestMember } from './helpers/jobs.js';
+import { addMember, addTodo, jobDeps, remindersPerTodo, slackEnv, type TestMember, todosListedIn } from './helpers/jobs.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 /**
@@ -96,14 +96,14 @@ describe('a worker crash', () => {
     const proc = runInChild(crashAt.toISOString());
     await fake.waitFor((c) => c.method === 'chat.postMessage', 20_000);
     await crash(proc);
-    const posted = fake.messages(dmChannelOf('U0UMA')).filter((m) => m.metadata?.event_payload.todo_id === todo.id);
+    const posted = fake.messages(dmChannelOf('U0UMA')).filter((m) => todosListedIn(m.blocks).includes(todo.id));
     expect(posted).toHaveLength(1);
     expect(await row(todo.id)).toMatchObject({ state: 'sending', message_ts: null });
 
     const after = await sendTodoReminders(jobDeps(t, () => new Date(crashAt.getTime() + LEASE_MS + 60_000)));
     expect(after).toEqual({ sent: 1, skipped: 0, failed: 0 });
     expect(remindersPerTodo(fake.calls).get(todo.id)).toBe(1);
-    expect(fake.messages(dmChannelOf('U0UMA')).filter((m) => m.metadata?.event_payload.todo_id === todo.id)).toHaveLength(1);
+    expect(fake.messages(dmChannelOf('U0UMA')).filter((m) => todosListedIn(m.blocks).includes(todo.id))).toHaveLength(1);
     expect(await row(todo.id)).toMatchObject({ state: 'sent', message_ts: posted[0]!.ts });
 
     const later = await sendTodoReminders(jobDeps(t, () => new Date(crashAt.getTime() + 2 * LEASE_MS)));

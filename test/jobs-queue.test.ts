@@ -88,7 +88,9 @@ describe('BullMQ workers', () => {
   });
 
   it('closes gracefully: a run in progress finishes before the worker stops', async () => {
-    const todo = await addTodo(t, uma, { title: 'Slow Slack', due_on: '2026-03-16' });
+    // A member of its own: their day's reminder is not out yet, so this run posts it.
+    const sol = await addMember(t, { name: 'Sol', slack_user_id: 'U0SOL', tz: 'UTC' });
+    const todo = await addTodo(t, sol, { title: 'Slow Slack', due_on: '2026-03-16' });
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     fake.handleOnce('conversations.open', async (call) => {
@@ -103,7 +105,7 @@ describe('BullMQ workers', () => {
       return fake.answerAsSlack(call);
     });
     try {
-      await fake.waitFor((c) => c.method === 'conversations.open' && c.body.users === 'U0UMA', 10_000);
+      await fake.waitFor((c) => c.method === 'conversations.open' && c.body.users === 'U0SOL', 10_000);
       const closed = worker.close().then(() => void order.push('closed'));
       release();
       await closed;

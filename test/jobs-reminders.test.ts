@@ -3,7 +3,7 @@ import { sendTodoReminders } from '../jobs/todo-reminders.js';
 import { MAX_ATTEMPTS } from '../src/db/slack-posts.js';
 import { createSecondOrg } from './helpers/second-org.js';
 import { dmChannelOf, startFakeSlack, type FakeSlack } from './helpers/fake-slack.js';
-import { addMember, addTodo, jobDeps, remindersIn, remindersPerTodo, slackEnv, type TestMember } from './helpers/jobs.js';
+import { addMember, addTodo, jobDeps, remindersIn, remindersPerTodo, slackEnv, todosListedIn, type TestMember } from './helpers/jobs.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 /**
@@ -52,7 +52,7 @@ describe('todo reminders', () => {
       at(iso);
       const before = fake.calls.length;
       await sweep();
-      for (const call of remindersIn(fake.calls.slice(before))) sentAt.set(String(call.body.metadata.event_payload.todo_id), iso);
+      for (const call of remindersIn(fake.calls.slice(before))) for (const id of todosListedIn(call.body.blocks)) sentAt.set(id, iso);
     }
     expect(sentAt.get(kol.id)).toBe('2026-03-08T03:30:00Z');
     expect(sentAt.get(utc.id)).toBe('2026-03-08T09:00:00Z');
@@ -97,7 +97,8 @@ describe('todo reminders', () => {
     expect(post!.body.channel).toBe(dmChannelOf('U0UMA'));
     // Escaped for mrkdwn, as the fallback text is read too.
     expect(post!.body.text).toBe(`Reminder: "Write &lt;tests&gt; &amp; docs" (high) on card ${card.body.ref} is due today (2026-04-01).`);
-    expect(post!.body.metadata).toEqual({ event_type: 'tack_reminder', event_payload: { todo_id: todo.id, due_on: '2026-04-01' } });
+    expect(post!.body.metadata).toEqual({ event_type: 'tack_digest', event_payload: { member_id: uma.id, date: '2026-04-01' } });
+    expect(todosListedIn(post!.body.blocks)).toEqual([todo.id]);
     const blocks = JSON.stringify(post!.body.blocks);
     expect(blocks).toContain('Write &lt;tests&gt; &amp; docs');
     expect(blocks).toContain('high');
@@ -124,8 +125,8 @@ describe('todo reminders', () => {
     at('2026-05-05T09:00:00Z');
     await sweep();
     expect(remindersPerTodo(fake.calls).get(late.id)).toBe(2);
-    const posts = remindersIn(fake.calls).filter((c) => c.body.metadata.event_payload.todo_id === late.id);
-    expect(posts.map((c) => c.body.metadata.event_payload.due_on)).toEqual(['2026-05-04', '2026-05-05']);
+    const posts = remindersIn(fake.calls).filter((c) => todosListedIn(c.body.blocks).includes(late.id));
+    expect(posts.map((c) => c.body.metadata.event_payload.date)).toEqual(['2026-05-04', '2026-05-05']);
     expect(remindersPerTodo(fake.calls).get(deleted.id)).toBeUndefined();
   });
 
@@ -142,7 +143,7 @@ describe('todo reminders', () => {
     at('2026-06-01T10:00:00Z');
     await sweep();
     expect(remindersPerTodo(fake.calls).get(done.id)).toBeUndefined();
-    const caughtUp = remindersIn(fake.calls).find((c) => c.body.metadata.event_payload.todo_id === yesterday.id)!;
+    const caughtUp = remindersIn(fake.calls).find((c) => todosListedIn(c.body.blocks).includes(yesterday.id))!;
     expect(caughtUp.body.text).toContain('overdue since 2026-05-31');
   });
 
@@ -163,7 +164,9 @@ describe('todo reminders', () => {
     for (let i = 0; i < 30; i++) todos.push(await addTodo(t, i % 2 ? uma : ravi, { title: `Race ${i}`, due_on: '2026-08-03' }));
     at('2026-08-03T12:00:00Z');
     const [a, b] = await Promise.all([sweep(), sweep()]);
-    expect(a.sent + b.sent).toBe(30);
+    // One message for each of the two members, listing each of their todos once.
+    expect(a.sent + b.sent).toBe(2);
+    expect(remindersIn(fake.calls)).toHaveLength(2);
     expect(a.failed + b.failed).toBe(0);
     const counts = remindersPerTodo(fake.calls);
     expect(todos.map((x) => counts.get(x.id))).toEqual(todos.map(() => 1));
@@ -183,14 +186,15 @@ describe('todo reminders', () => {
     expect(await sweep()).toEqual({ sent: 0, skipped: 0, failed: 0 });
     at('2026-09-01T09:00:30Z');
     expect(await sweep()).toMatchObject({ sent: 1, failed: 0 });
-    expect(fake.messages(dmChannelOf('U0UMA')).filter((m) => m.metadata?.event_payload.todo_id === todo.id)).toHaveLength(1);
+    expect(fake.messages(dmChannelOf('U0UMA')).filter((m) => todosListedIn(m.blocks).includes(todo.id))).toHaveLength(1);
     // Slack refused it outright, so there was nothing to look for first.
     expect(fake.callsTo('conversations.history')).toEqual([]);
   });
 
   it('never gives up a post for being rate limited, however often', async () => {
-    at('2026-09-01T10:00:00Z');
-    const todo = await addTodo(t, uma, { title: 'Still rate limited', due_on: '2026-09-01' });
+    // A day of its own: on a day whose reminder already went out, a new todo joins that message.
+    at('2026-08-20T10:00:00Z');
+    const todo = await addTodo(t, uma, { title: 'Still rate limited', due_on: '2026-08-20' });
     fake.handle('chat.postMessage', { status: 429, headers: { 'retry-after': '0' }, body: { ok: false, error: 'ratelimited' } });
     try {
       for (let i = 0; i < MAX_ATTEMPTS + 2; i++) {
@@ -207,22 +211,27 @@ describe('todo reminders', () => {
   });
 
   it('retries later when Slack refuses, with a backoff, and gives up only after the last attempt', async () => {
+    const digestRow = (date: string) =>
+      t.server.db.db.selectFrom('slack_posts').selectAll().where('kind', '=', 'todo_digest').where('subject_id', '=', uma.id).where('period', '=', date).executeTakeFirstOrThrow();
+    const todoRow = (id: string) => t.server.db.db.selectFrom('slack_posts').selectAll().where('subject_id', '=', id).executeTakeFirstOrThrow();
     at('2026-09-02T08:00:00Z');
     const todo = await addTodo(t, uma, { title: 'Refused once', due_on: '2026-09-02' });
     fake.handleOnce('chat.postMessage', { body: { ok: false, error: 'channel_not_found' } });
     at('2026-09-02T09:00:00Z');
     expect(await sweep()).toMatchObject({ sent: 0, failed: 1 });
-    const row = await t.server.db.db.selectFrom('slack_posts').selectAll().where('subject_id', '=', todo.id).executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ state: 'retry', attempts: 1, last_error: expect.stringContaining('channel_not_found') });
+    expect(await digestRow('2026-09-02')).toMatchObject({ state: 'retry', attempts: 1, last_error: expect.stringContaining('channel_not_found') });
+    // The todo waits for its day's message, with no attempt of its own used.
+    expect(await todoRow(todo.id)).toMatchObject({ state: 'retry', attempts: 0, last_error: expect.stringContaining('channel_not_found') });
     // Backing off: not retried within the minute, retried after it.
     at('2026-09-02T09:00:30Z');
     expect(await sweep()).toMatchObject({ sent: 0, failed: 0 });
     at('2026-09-02T09:01:00Z');
     expect(await sweep()).toMatchObject({ sent: 1, failed: 0 });
     expect(remindersPerTodo(fake.calls).get(todo.id)).toBe(2);
-    expect(fake.messages(dmChannelOf('U0UMA')).filter((m) => m.metadata?.event_payload.todo_id === todo.id)).toHaveLength(1);
+    expect(fake.messages(dmChannelOf('U0UMA')).filter((m) => todosListedIn(m.blocks).includes(todo.id))).toHaveLength(1);
 
-    const doomed = await addTodo(t, uma, { title: 'Refused every time', due_on: '2026-09-02' });
+    at('2026-09-03T08:30:00Z');
+    const doomed = await addTodo(t, uma, { title: 'Refused every time', due_on: '2026-09-03' });
     fake.handle('chat.postMessage', { body: { ok: false, error: 'channel_not_found' } });
     try {
       for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
@@ -234,8 +243,8 @@ describe('todo reminders', () => {
     } finally {
       fake.handle('chat.postMessage', (call) => fake.answerAsSlack(call));
     }
-    const given = await t.server.db.db.selectFrom('slack_posts').selectAll().where('subject_id', '=', doomed.id).executeTakeFirstOrThrow();
-    expect(given).toMatchObject({ state: 'failed', attempts: MAX_ATTEMPTS });
+    expect(await digestRow('2026-09-03')).toMatchObject({ state: 'failed', attempts: MAX_ATTEMPTS });
+    expect(await todoRow(doomed.id)).toMatchObject({ state: 'failed' });
   });
 });
 

@@ -6,7 +6,7 @@ import { MAX_ATTEMPTS } from '../src/db/slack-posts.js';
 import { newId } from '../src/domain/ids.js';
 import { webClientOptions } from '../src/slack/bolt-app.js';
 import { dmChannelOf, startFakeSlack, type FakeSlack, type RecordedCall } from './helpers/fake-slack.js';
-import { addMember, addTodo, captureLog, jobDeps, slackEnv, type TestMember } from './helpers/jobs.js';
+import { addMember, addTodo, captureLog, jobDeps, slackEnv, todosListedIn, type TestMember } from './helpers/jobs.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { slackClient } from './helpers/slack-request.js';
 import { sleep, waitFor } from './helpers/wait.js';
@@ -51,7 +51,11 @@ beforeEach(() => {
 
 const db = () => t.server.db.db;
 const postRow = (subjectId: string) => db().selectFrom('slack_posts').selectAll().where('subject_id', '=', subjectId).executeTakeFirstOrThrow();
-const marked = (channel: string, todoId: string) => fake.messages(channel).filter((m) => m.metadata?.event_payload.todo_id === todoId);
+/** A member's reminder message of a day (one per member and day). */
+const digestRow = (memberId: string, date: string) =>
+  db().selectFrom('slack_posts').selectAll().where('kind', '=', 'todo_digest').where('subject_id', '=', memberId).where('period', '=', date).executeTakeFirstOrThrow();
+/** The reminder messages in a channel that list the todo. */
+const marked = (channel: string, todoId: string) => fake.messages(channel).filter((m) => m.metadata?.event_type === 'tack_digest' && todosListedIn(m.blocks).includes(todoId));
 
 /** Slack takes the message, then answers `answer` instead of ok (the post went through regardless). */
 function postedThenAnswer(answer: { status?: number; body: unknown }) {
@@ -75,7 +79,7 @@ describe('an unclear answer to a post is never followed by a second post', () =>
     at('2026-04-01T09:00:00Z');
     expect(await sendTodoReminders(jobDeps(t, () => now, { slack }))).toEqual({ sent: 0, skipped: 0, failed: 1 });
     expect(fake.callsTo('chat.postMessage')).toHaveLength(1);
-    expect(await postRow(todo.id)).toMatchObject({ state: 'sending', attempts: 1 });
+    expect(await digestRow(uma.id, '2026-04-01')).toMatchObject({ state: 'sending', attempts: 1 });
 
     fake.handle('chat.postMessage', (call) => fake.answerAsSlack(call));
     later(2);
@@ -85,19 +89,21 @@ describe('an unclear answer to a post is never followed by a second post', () =>
     expect(await postRow(todo.id)).toMatchObject({ state: 'sent', message_ts: marked(dmChannelOf('U0UMA'), todo.id)[0]!.ts });
   });
 
-  for (const [what, answer] of [
+  for (const [i, [what, answer]] of ([
     ['fatal_error', { body: { ok: false, error: 'fatal_error' } }],
     ['internal_error', { body: { ok: false, error: 'internal_error' } }],
     ['an HTTP 503', { status: 503, body: 'Service Unavailable' }],
-  ] as const) {
+  ] as const).entries()) {
     it(`${what} counts as "may have been posted": the next attempt looks first, and finds it`, async () => {
-      at('2026-04-02T08:00:00Z');
-      const todo = await addTodo(t, uma, { title: `Unclear: ${what}`, due_on: '2026-04-02' });
+      // A day of its own each: a day whose reminder went out adds new todos to that message.
+      const date = `2026-04-2${i}`;
+      at(`${date}T08:00:00Z`);
+      const todo = await addTodo(t, uma, { title: `Unclear: ${what}`, due_on: date });
       fake.handle('chat.postMessage', postedThenAnswer(answer));
-      at('2026-04-02T09:00:00Z');
+      at(`${date}T09:00:00Z`);
       expect(await sendTodoReminders(jobDeps(t, () => now))).toMatchObject({ sent: 0, failed: 1 });
       expect(fake.callsTo('chat.postMessage')).toHaveLength(1);
-      expect(await postRow(todo.id)).toMatchObject({ state: 'sending' });
+      expect(await digestRow(uma.id, date)).toMatchObject({ state: 'sending' });
 
       fake.handle('chat.postMessage', (call) => fake.answerAsSlack(call));
       later(2);
@@ -131,10 +137,15 @@ describe('a refused bot token', () => {
     expect(errors[0]!.msg).toContain('Slack refused the bot token (token_revoked)');
     const rows = await db().selectFrom('slack_posts').select(['state', 'attempts']).where('subject_id', 'in', todos.map((x) => x.id)).execute();
     expect(rows.every((r) => r.attempts === 0 && r.state !== 'failed')).toBe(true);
+    expect(await digestRow(uma.id, '2026-04-03')).toMatchObject({ attempts: 0, state: 'retry' });
 
     fake.handle('chat.postMessage', (call) => fake.answerAsSlack(call));
-    expect(await sendTodoReminders(jobDeps(t, () => now))).toMatchObject({ sent: 30, failed: 0 });
-    expect(todos.map((x) => marked(dmChannelOf('U0UMA'), x.id).length)).toEqual(todos.map(() => 1));
+    fake.clear();
+    // One message for the day, listing 20 of the 30; all 30 are reminded once for this date.
+    expect(await sendTodoReminders(jobDeps(t, () => now))).toMatchObject({ sent: 1, failed: 0 });
+    expect(fake.callsTo('chat.postMessage')).toHaveLength(1);
+    expect(todosListedIn(fake.callsTo('chat.postMessage')[0]!.body.blocks)).toHaveLength(20);
+    expect((await db().selectFrom('slack_posts').select('state').where('subject_id', 'in', todos.map((x) => x.id)).execute()).map((r) => r.state)).toEqual(todos.map(() => 'sent'));
   });
 
   it('is checked with auth.test at start: logged clearly, and the server still starts', async () => {
@@ -213,15 +224,15 @@ describe('recovering interrupted posts', () => {
     const ravi = await addMember(t, { name: 'Ravi', slack_user_id: 'U0RAVI', tz: 'UTC' });
     const todos: { id: string }[] = [];
     for (let i = 0; i < 6; i++) todos.push(await addTodo(t, i % 2 ? uma : ravi, { title: `Interrupted ${i}`, due_on: '2026-04-10' }));
-    // Every post goes through, and no answer says so: six posts left `sending`.
+    // Every post goes through, and no answer says so: both members' messages left `sending`.
     fake.handle('chat.postMessage', postedThenAnswer({ body: { ok: false, error: 'fatal_error' } }));
     at('2026-04-10T09:00:00Z');
     const claimedAt = now;
-    expect(await sendTodoReminders(jobDeps(t, () => now))).toMatchObject({ failed: 6 });
+    expect(await sendTodoReminders(jobDeps(t, () => now))).toMatchObject({ failed: 2 });
     fake.clear();
     fake.handle('chat.postMessage', (call) => fake.answerAsSlack(call));
     later(2);
-    expect(await sendTodoReminders(jobDeps(t, () => now))).toMatchObject({ sent: 6, failed: 0 });
+    expect(await sendTodoReminders(jobDeps(t, () => now))).toMatchObject({ sent: 2, failed: 0 });
     const history = fake.callsTo('conversations.history');
     expect(history.map((c) => c.body.channel).sort()).toEqual([dmChannelOf('U0RAVI'), dmChannelOf('U0UMA')]);
     for (const call of history) {

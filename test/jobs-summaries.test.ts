@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { postMilestoneSummaries } from '../jobs/milestone-summaries.js';
 import { newId } from '../src/domain/ids.js';
-import { milestoneStatusView } from '../src/slack/views.js';
+import { milestoneStatusView } from '../src/slack/views/milestones.js';
 import { startFakeSlack, type FakeSlack, type RecordedCall } from './helpers/fake-slack.js';
 import { addMember, jobDeps, slackEnv, type TestMember } from './helpers/jobs.js';
 import { startTestServer, type TestServer } from './helpers/server.js';

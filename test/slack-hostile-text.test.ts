@@ -3,7 +3,7 @@ import { postMilestoneSummaries } from '../jobs/milestone-summaries.js';
 import { sendTodoReminders } from '../jobs/todo-reminders.js';
 import { newId } from '../src/domain/ids.js';
 import { startFakeSlack, type FakeSlack, type RecordedCall } from './helpers/fake-slack.js';
-import { jobDeps, slackEnv } from './helpers/jobs.js';
+import { jobDeps, slackEnv, todosListedIn } from './helpers/jobs.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { slackClient } from './helpers/slack-request.js';
 
@@ -92,11 +92,11 @@ describe('hostile text', () => {
     expectInert((await command('')).body);
     now = new Date('2026-06-01T11:00:00Z');
     expect(await sendTodoReminders(jobDeps(t, () => now))).toMatchObject({ sent: 1 });
-    const reminder = fake.callsTo('chat.postMessage').find((c) => c.body.metadata?.event_type === 'tack_reminder')!;
+    const reminder = fake.callsTo('chat.postMessage').find((c) => c.body.metadata?.event_type === 'tack_digest')!;
     expectInert(reminder.body);
     for (const button of buttonsOf(reminder.body)) expect(button.text.text.length).toBeLessThanOrEqual(75);
 
-    const todoId = reminder.body.metadata.event_payload.todo_id as string;
+    const todoId = todosListedIn(reminder.body.blocks)[0]!;
     const response_url = fake.responseUrl();
     await slackClient(t.url, 'jobs-secret').click(
       { action_id: 'todo_done', value: todoId, response_url, user_id: USER },

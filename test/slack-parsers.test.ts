@@ -9,7 +9,10 @@ import { UsageError } from '../src/slack/command-context.js';
 import { deliveryIdentity } from '../src/slack/dedupe.js';
 import { parseSlackBody } from '../src/slack/payload.js';
 import { checkSlackSignature } from '../src/slack/signature.js';
-import { clip, fitBody, milestoneStatusView, snippetView, todoListView } from '../src/slack/views.js';
+import { clip } from '../src/slack/views/blocks.js';
+import { milestoneStatusView } from '../src/slack/views/milestones.js';
+import { fitBody, snippetView } from '../src/slack/views/snippets.js';
+import { todoListView } from '../src/slack/views/todos.js';
 import { sign } from './helpers/slack-request.js';
 
 function usage(fn: () => unknown): UsageError {
@@ -62,12 +65,16 @@ describe('/todo', () => {
     expect(parseTodoCommand('add fix !important bug before due date')).toEqual({ kind: 'add', title: 'fix !important bug before due date' });
   });
 
+  it('reads add alone as the form (the todo modal)', () => {
+    expect(parseTodoCommand('add')).toEqual({ kind: 'form' });
+    expect(parseTodoCommand('  ADD  ')).toEqual({ kind: 'form' });
+  });
+
   it('reads done with one id', () => {
     expect(parseTodoCommand('done todo_abc123')).toEqual({ kind: 'done', id: 'todo_abc123' });
   });
 
   it('refuses bad input with the usage and what is wrong', () => {
-    expect(usage(() => parseTodoCommand('add')).problem).toBe('A todo needs a title.');
     expect(usage(() => parseTodoCommand('add due:today !high')).problem).toBe('A todo needs a title.');
     expect(usage(() => parseTodoCommand('add x due:2026-02-30')).problem).toContain('is not a date');
     expect(usage(() => parseTodoCommand('add x due:next-week')).problem).toContain('due:YYYY-MM-DD');
@@ -182,7 +189,18 @@ describe('payloads and identities', () => {
 
 describe('views', () => {
   it('shows the four numbers of a milestone', () => {
-    const view = milestoneStatusView({ ref: 'M3', name: 'Sprint 3', kind: 'sprint', cards_done: 2, cards_total: 5, criteria_done: 7, criteria_total: 11 });
+    const view = milestoneStatusView({
+      id: 'ms_1',
+      ref: 'M3',
+      name: 'Sprint 3',
+      kind: 'sprint',
+      cards_done: 2,
+      cards_total: 5,
+      criteria_done: 7,
+      criteria_total: 11,
+      ends_on: null,
+      created_at: '2026-01-01T00:00:00.000Z',
+    });
     expect(view.response_type).toBe('ephemeral');
     expect(view.text).toBe('M3 Sprint 3: 2/5 cards done, 7/11 criteria done');
     const json = JSON.stringify(view.blocks);
@@ -193,7 +211,7 @@ describe('views', () => {
   it('gives every open todo a Done button carrying its id', () => {
     const view = todoListView([
       { id: 'todo_1', title: 'A <b>', priority: 'high', due_on: '2026-05-02', done: false },
-      { id: 'todo_2', title: 'B', priority: 'low', done: false },
+      { id: 'todo_2', title: 'B', priority: 'low', due_on: null, done: false },
     ]);
     const buttons = (view.blocks ?? []).flatMap((b) => (b.type === 'section' && b.accessory?.type === 'button' ? [b.accessory] : []));
     expect(buttons.map((b) => [b.action_id, b.value])).toEqual([
@@ -205,7 +223,21 @@ describe('views', () => {
   });
 
   it('keeps a long snippet inside one section', () => {
-    const view = snippetView({ id: 'snp_1', name: 'Big', slug: 'big', type: 'txt', version: 2, body: 'x'.repeat(10_000), public_url: 'https://t.example/p/abc' });
+    const view = snippetView({
+      id: 'snp_1',
+      org_id: 'org_1',
+      name: 'Big',
+      slug: 'big',
+      type: 'txt',
+      category: null,
+      tags: [],
+      visibility: 'team',
+      version: 2,
+      body: 'x'.repeat(10_000),
+      public_url: 'https://t.example/p/abc',
+      created_at: '2026-01-01T00:00:00.000Z',
+      updated_at: '2026-01-01T00:00:00.000Z',
+    });
     for (const block of view.blocks ?? []) {
       if (block.type === 'section' && block.text) expect(block.text.text.length).toBeLessThanOrEqual(3000);
     }
@@ -224,7 +256,7 @@ describe('views', () => {
   });
 
   it('says how many todos a list left out, with + when its page was cut too', () => {
-    const todos = Array.from({ length: 45 }, (_, i) => ({ id: `todo_${i}`, title: `T${i}`, priority: 'medium', done: false }));
+    const todos = Array.from({ length: 45 }, (_, i) => ({ id: `todo_${i}`, title: `T${i}`, priority: 'medium' as const, due_on: null, done: false }));
     const view = todoListView(todos);
     expect(view.blocks!.length).toBeLessThanOrEqual(50);
     expect(JSON.stringify(view.blocks)).toContain('…and 5 more.');

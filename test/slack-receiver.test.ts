@@ -149,7 +149,7 @@ describe('slash commands', () => {
     const cases = [
       { command: '/milestone', text: '', expect: '/milestone &lt;ref&gt; subscribe' },
       { command: '/milestone', text: 'M3 subscribe hourly', expect: 'Choose daily or weekly.' },
-      { command: '/todo', text: 'add', expect: 'A todo needs a title.' },
+      { command: '/todo', text: 'add !high', expect: 'A todo needs a title.' },
       { command: '/todo', text: 'add pay rent due:someday', expect: 'due:YYYY-MM-DD' },
       { command: '/todo', text: 'frobnicate', expect: '/todo done &lt;id&gt;' },
       { command: '/card', text: 'ENG-1 move sideways', expect: 'is not a status' },

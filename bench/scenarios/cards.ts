@@ -1,7 +1,26 @@
+import { rawBaselines } from '../raw.js';
 import type { Scenario } from '../scenario.js';
 import { CRITERIA_PER_CARD, MILESTONE_CARDS, owner, seedMilestoneM3 } from './seed.js';
 
 const BOARD_CARDS = 100_000;
+
+// tack's statements as kysely renders them (its query log), for the raw routes.
+const MILESTONE_STATUS =
+  'select "m"."id", "m"."ref", "m"."name", "m"."kind", "m"."ends_on", "m"."created_at", "a"."cards_done", "a"."cards_total", "b"."criteria_done", ' +
+  '"b"."criteria_total" from "milestones" as "m" inner join lateral (select count(*)::int as "cards_total", (count(*) filter (where ' +
+  'c.workflow_status = \'done\'))::int as "cards_done" from "cards" as "c" where "c"."milestone_id" = "m"."id" and "c"."org_id" = "m"."org_id") ' +
+  'as "a" on true inner join lateral (select count(*)::int as "criteria_total", (count(*) filter (where k.done))::int as "criteria_done" ' +
+  'from "cards" as "c" inner join "criteria" as "k" on "k"."card_id" = "c"."id" where "c"."milestone_id" = "m"."id" and "c"."org_id" = ' +
+  '"m"."org_id") as "b" on true where "m"."org_id" = $1 and lower(m.ref) = $2';
+const BOARD = 'select "id", "name", "slug", "ref_prefix", "gated", "created_at", "updated_at" from "boards" where "org_id" = $1 and "slug" = $2';
+const CARDS =
+  'select "c"."id", "c"."board_id", "c"."number", "c"."title", "c"."workflow_status", "c"."due_on", "c"."created_at", "c"."updated_at", ' +
+  '"b"."ref_prefix", "b"."gated", "m"."ref" as "milestone_ref", "kc"."criteria_total", "kc"."criteria_done", "ca"."assignee_ids" from "cards" ' +
+  'as "c" inner join "boards" as "b" on "b"."id" = "c"."board_id" left join "milestones" as "m" on "m"."id" = "c"."milestone_id" inner join ' +
+  'lateral (select count(*)::int as "criteria_total", (count(*) filter (where k.done))::int as "criteria_done" from "criteria" as "k" where ' +
+  '"k"."card_id" = "c"."id") as "kc" on true inner join lateral (select coalesce(array_agg(a.member_id order by a.position), \'{}\') as ' +
+  '"assignee_ids" from "card_assignees" as "a" where "a"."card_id" = "c"."id") as "ca" on true where "c"."org_id" = $1 and "c"."board_id" = $2 ' +
+  'and "c"."workflow_status" = $3 order by "c"."created_at" desc, "c"."id" desc limit 26';
 
 /**
  * getMilestoneStatus for a milestone of 500 cards with 10 criteria each, and listCards with
@@ -28,8 +47,26 @@ export const cards: Scenario = {
     await ctx.pool.query('analyze');
     const auth = { authorization: `Bearer ${ctx.token}` };
     return [
-      { name: `getMilestoneStatus (${MILESTONE_CARDS} cards × ${CRITERIA_PER_CARD} criteria)`, url: `${ctx.url}/v1/milestones/M3/status`, headers: auth },
-      { name: `listCards board+status filter (${BOARD_CARDS / 1000}k-card board)`, url: `${ctx.url}/v1/cards?board=bench&status=in_review`, headers: auth },
+      {
+        name: `getMilestoneStatus (${MILESTONE_CARDS} cards × ${CRITERIA_PER_CARD} criteria)`,
+        url: `${ctx.url}/v1/milestones/M3/status`,
+        headers: auth,
+        baselines: await rawBaselines(ctx, 'milestone-status', [{ sql: MILESTONE_STATUS, params: [orgId, 'm3'] }], 'one'),
+      },
+      {
+        name: `listCards board+status filter (${BOARD_CARDS / 1000}k-card board)`,
+        url: `${ctx.url}/v1/cards?board=bench&status=in_review`,
+        headers: auth,
+        baselines: await rawBaselines(
+          ctx,
+          'list-cards',
+          [
+            { sql: BOARD, params: [orgId, 'bench'] },
+            { sql: CARDS, params: [orgId, 'brd_bench', 'in_review'] },
+          ],
+          'page',
+        ),
+      },
     ];
   },
 };

@@ -5,5 +5,6 @@ import { me } from './me.js';
 import { reminders } from './reminders.js';
 import { slack } from './slack.js';
 import { snippets } from './snippets.js';
+import { writes } from './writes.js';
 
-export const scenarios: Scenario[] = [me, snippets, cards, slack, reminders, cliStartup];
+export const scenarios: Scenario[] = [me, snippets, cards, writes, slack, reminders, cliStartup];

@@ -26,17 +26,23 @@ export interface ConnectOptions {
   poolSize?: number;
   /** Kysely's query log (tests record the statements an operation runs). */
   log?: KyselyConfig['log'];
+  /**
+   * Commit without waiting for the WAL flush (`synchronous_commit = off`): for records whose
+   * loss in a database crash only matters together with later writes, which WAL order makes
+   * durable first (the Slack delivery record before its command acts).
+   */
+  asyncCommit?: boolean;
 }
 
 export async function connect(options: ConnectOptions): Promise<DbHandle> {
-  return options.databaseUrl ? connectPostgres(options.databaseUrl, options.poolSize ?? 10, options.log) : connectPglite(options.dataDir);
+  return options.databaseUrl ? connectPostgres(options.databaseUrl, options.poolSize ?? 10, options) : connectPglite(options.dataDir);
 }
 
-function connectPostgres(url: string, max: number, log?: KyselyConfig['log']): DbHandle {
+function connectPostgres(url: string, max: number, { log, asyncCommit }: ConnectOptions): DbHandle {
   const pool = new pg.Pool({
     connectionString: url,
     max,
-    options: '-c TimeZone=UTC',
+    options: asyncCommit ? '-c TimeZone=UTC -c synchronous_commit=off' : '-c TimeZone=UTC',
     connectionTimeoutMillis: 5_000,
     types: {
       getTypeParser(oid: number, format?: string) {

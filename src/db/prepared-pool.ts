@@ -45,9 +45,20 @@ export class PreparedStatementPool implements PostgresPool {
   }
 }
 
-/** The statement name of a query text. */
+// Names of the statement texts seen, so a text is hashed once, not on every query. Texts come
+// from a bounded set of query shapes; the bound only guards against an unforeseen one.
+const MAX_NAMES = 2_000;
+const names = new Map<string, string>();
+
+/** The statement name of a query text: `k` + its SHA-1 (the same on every connection), memoized. */
 function statementName(text: string): string {
-  return `k${createHash('sha1').update(text).digest('base64url')}`;
+  let name = names.get(text);
+  if (name === undefined) {
+    if (names.size >= MAX_NAMES) names.clear();
+    name = `k${createHash('sha1').update(text).digest('base64url')}`;
+    names.set(text, name);
+  }
+  return name;
 }
 
 /**

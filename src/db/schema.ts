@@ -26,6 +26,8 @@ export interface MembersTable {
   role: Role;
   slack_user_id: string | null;
   tz: string | null;
+  /** Local hour of this member's reminders; null: REMINDER_HOUR. */
+  reminder_hour: number | null;
   created_at: Generated<string>;
   updated_at: Generated<string>;
 }
@@ -108,6 +110,8 @@ export interface TodosTable {
   criterion_id: string | null;
   done: Generated<boolean>;
   done_at: NullableTimestamp;
+  /** The Slack message (permalink) or page the todo was made from. */
+  source_url: string | null;
   created_at: Generated<string>;
   updated_at: Generated<string>;
 }
@@ -225,7 +229,7 @@ export interface SlackSubscriptionsTable {
   updated_at: Generated<string>;
 }
 
-export type SlackPostKind = 'todo_reminder' | 'milestone_summary';
+export type SlackPostKind = 'todo_reminder' | 'todo_digest' | 'milestone_summary';
 export type SlackPostState = 'sending' | 'retry' | 'sent' | 'failed';
 
 export interface SlackPostsTable {

@@ -29,13 +29,18 @@ export interface Claim extends PostSubject {
 
 /**
  * What must still hold for a post to be claimed: a reminder's todo is open and still due on
- * that date (a changed due date is a new reminder); a summary's subscription still exists, is
- * not paused, and has not had this period's summary.
+ * that date (a changed due date is a new reminder); a day's digest's member still exists; a
+ * summary's subscription still exists, is not paused, and has not had this period's summary.
  */
 function subjectStillWants(kind: SlackPostKind) {
-  return kind === 'todo_reminder'
-    ? sql`join todos t on t.id = s.subject_id and t.due_on = s.period::date and not t.done`
-    : sql`join slack_subscriptions t on t.id = s.subject_id and t.last_sent_period is distinct from s.period and t.paused_at is null`;
+  switch (kind) {
+    case 'todo_reminder':
+      return sql`join todos t on t.id = s.subject_id and t.due_on = s.period::date and not t.done`;
+    case 'todo_digest':
+      return sql`join members t on t.id = s.subject_id`;
+    case 'milestone_summary':
+      return sql`join slack_subscriptions t on t.id = s.subject_id and t.last_sent_period is distinct from s.period and t.paused_at is null`;
+  }
 }
 
 /**
@@ -153,6 +158,20 @@ export async function markNotSent(
     .where('period', '=', key.period)
     .execute();
   return givenUp ? 'failed' : 'later';
+}
+
+/** Gives claims up at once (`failed`, with `error`): what they belonged to was given up. */
+export async function markGivenUp(db: Kysely<Database>, claims: readonly Claim[], error: string, now: Date): Promise<void> {
+  for (const claim of claims) {
+    const key = where(claim);
+    await db
+      .updateTable('slack_posts')
+      .set({ state: 'failed', lease_until: null, last_error: error.slice(0, 500), updated_at: now.toISOString() })
+      .where('kind', '=', key.kind)
+      .where('subject_id', '=', key.subject_id)
+      .where('period', '=', key.period)
+      .execute();
+  }
 }
 
 /** Records older than this are history only (a reminder's date and a summary's week are long past). */

@@ -23,6 +23,7 @@ export const PROFILE_COLUMNS = [
   'members.email',
   'members.slack_user_id',
   'members.tz',
+  'members.reminder_hour',
   'members.created_at',
   'organizations.slug as org_slug',
   'organizations.name as org_name',
@@ -36,6 +37,7 @@ interface ProfileRow {
   email: string | null;
   slack_user_id: string | null;
   tz: string | null;
+  reminder_hour: number | null;
   created_at: string;
   org_slug: string;
   org_name: string;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Kysely, Updateable } from 'kysely';
+import { sql, type Kysely, type Updateable } from 'kysely';
 import type { BoardsTable, Database } from '../db/schema.js';
 import type { Ctx } from './context.js';
 import { uniqueViolation } from './db-errors.js';
@@ -7,7 +7,7 @@ import { slugify } from './slug.js';
 import { AppError, conflict, notFound, validationFailed } from './errors.js';
 import { key, label, pageQuery } from './fields.js';
 import { hasIdPrefix, newId } from './ids.js';
-import { before, pageLimit, readCursor, toPage, type Page } from './pagination.js';
+import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { requireConfigWrite } from './permissions.js';
 import { toIso } from './time.js';
 
@@ -102,7 +102,7 @@ export async function deleteBoard(ctx: Ctx, input: z.infer<typeof boardKeyInput>
     .select('id')
     .where('org_id', '=', ctx.principal.orgId)
     .where('board_id', '=', board.id)
-    .limit(1)
+    .limit(sql.lit(1))
     .executeTakeFirst();
   if (card) throw conflict('board_not_empty', 'This board still has cards: delete them first.');
   await ctx.db.deleteFrom('boards').where('org_id', '=', ctx.principal.orgId).where('id', '=', board.id).execute();
@@ -114,7 +114,7 @@ export async function listBoards(ctx: Ctx, input: z.infer<typeof listBoardsInput
   const limit = pageLimit(input);
   let q = ctx.db.selectFrom('boards').select(boardColumns).where('org_id', '=', ctx.principal.orgId);
   if (at) q = q.where(before('created_at', 'id', at, 'timestamptz'));
-  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(fetchLimit(limit)).execute();
   return toPage(rows, limit, (r) => ({ key: r.created_at, id: r.id }), presentBoard, scope);
 }
 

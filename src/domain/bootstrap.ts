@@ -21,7 +21,7 @@ export interface BootstrapResult {
 export async function bootstrap(db: Kysely<Database>, bootstrapToken: string | undefined): Promise<BootstrapResult> {
   return db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(${BOOTSTRAP_LOCK})`.execute(trx);
-    const any = await trx.selectFrom('organizations').select('id').limit(1).executeTakeFirst();
+    const any = await trx.selectFrom('organizations').select('id').limit(sql.lit(1)).executeTakeFirst();
     if (any) return { created: false };
     const orgId = newId('org');
     const memberId = newId('mem');

@@ -36,7 +36,7 @@ export interface CardHandle {
  *
  * ```sql
  * select c.id, c.board_id, b.gated, c.workflow_status from cards c join boards b on b.id = c.board_id
- * where c.org_id = $1 and (c.id = $2 | b.ref_prefix = $2 and c.number = $3) [for update of c]
+ * where c.org_id = $1 and (c.id = $2 | b.org_id = $1 and b.ref_prefix = $2 and c.number = $3) [for update of c]
  * ```
  */
 export async function findCard(db: Kysely<Database>, orgId: string, key: string, lock = false): Promise<CardHandle> {
@@ -50,7 +50,8 @@ export async function findCard(db: Kysely<Database>, orgId: string, key: string,
   } else {
     const ref = parseCardRef(key);
     if (!ref) throw notFound('card', key);
-    q = q.where('b.ref_prefix', '=', ref.prefix).where('c.number', '=', ref.number);
+    // The board's organization too: boards_org_prefix (org_id, ref_prefix) finds the board.
+    q = q.where('b.org_id', '=', orgId).where('b.ref_prefix', '=', ref.prefix).where('c.number', '=', ref.number);
   }
   if (lock) q = q.forUpdate('c');
   const row = await q.executeTakeFirst();

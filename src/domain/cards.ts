@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { WORKFLOW_STATUSES, type WorkflowStatus } from './vocabulary.js';
 import { boardKey, findBoard } from './boards.js';
 import { assigneeIds, requireMembers, setAssignees } from './card-assignees.js';
-import { cardsWithDetails } from './card-query.js';
+import { cardJson, cardsJoined, cardsWithDetails } from './card-query.js';
 import { findCard, formatCardRef } from './card-refs.js';
 import type { Ctx } from './context.js';
 import { criterionTitle, insertCriteria } from './criteria.js';
@@ -12,7 +12,8 @@ import { id, key, label, pageQuery } from './fields.js';
 import { dueDate } from './todo-due.js';
 import { hasIdPrefix, newId } from './ids.js';
 import { findMilestoneId, milestoneKey } from './milestones.js';
-import { before, pageLimit, readCursor, toPage, type Page } from './pagination.js';
+import { pageJson, type JsonText } from './json-text.js';
+import { before, fetchLimit, pageLimit, readCursor } from './pagination.js';
 import { toIso } from './time.js';
 
 export const cardSchema = z.object({
@@ -105,8 +106,11 @@ export async function getCard(ctx: Ctx, input: z.infer<typeof cardKeyInput>): Pr
   return loadCard(ctx, card.id);
 }
 
-/** Cards newest first, filtered by board (id or slug), status, assignee (`me` or a member id) and milestone (ref). */
-export async function listCards(ctx: Ctx, input: z.infer<typeof listCardsInput>): Promise<Page<Card>> {
+/**
+ * Cards newest first, filtered by board (id or slug), status, assignee (`me` or a member id)
+ * and milestone (ref); each card comes as its JSON, built by Postgres (`cardJson`).
+ */
+export async function listCards(ctx: Ctx, input: z.infer<typeof listCardsInput>): Promise<JsonText> {
   const boardId = input.board === undefined ? null : (await findBoard(ctx.db, ctx.principal.orgId, input.board)).id;
   const milestoneId = input.milestone === undefined ? null : await findMilestoneId(ctx.db, ctx.principal.orgId, input.milestone);
   const assignee = input.assignee === 'me' ? ctx.principal.memberId : (input.assignee ?? null);
@@ -114,7 +118,7 @@ export async function listCards(ctx: Ctx, input: z.infer<typeof listCardsInput>)
   const scope = ['cards', ctx.principal.orgId, boardId, status, assignee, milestoneId];
   const at = readCursor(input.cursor, scope);
   const limit = pageLimit(input);
-  let q = cardsWithDetails(ctx.db, ctx.principal.orgId);
+  let q = cardsJoined(ctx.db, ctx.principal.orgId).select(['c.created_at', 'c.id', cardJson.as('json')]);
   if (boardId !== null) q = q.where('c.board_id', '=', boardId);
   if (status !== null) q = q.where('c.workflow_status', '=', status);
   if (milestoneId !== null) q = q.where('c.milestone_id', '=', milestoneId);
@@ -124,8 +128,8 @@ export async function listCards(ctx: Ctx, input: z.infer<typeof listCardsInput>)
     );
   }
   if (at) q = q.where(before('c.created_at', 'c.id', at, 'timestamptz'));
-  const rows = await q.orderBy('c.created_at', 'desc').orderBy('c.id', 'desc').limit(limit + 1).execute();
-  return toPage(rows, limit, (r) => ({ key: r.created_at, id: r.id }), presentCard, scope);
+  const rows = await q.orderBy('c.created_at', 'desc').orderBy('c.id', 'desc').limit(fetchLimit(limit)).execute();
+  return pageJson(rows, limit, (r) => ({ key: r.created_at, id: r.id }), scope);
 }
 
 /**

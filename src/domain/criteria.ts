@@ -6,7 +6,7 @@ import type { Ctx } from './context.js';
 import { notFound, validationFailed } from './errors.js';
 import { id, key, label, pageQuery } from './fields.js';
 import { newId } from './ids.js';
-import { after, pageLimit, readCursor, toPage, type Page } from './pagination.js';
+import { after, fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { toIso } from './time.js';
 
 /** A criterion (subtask) of a card; `todo_id` is the todo that mirrors it, if any. */
@@ -104,7 +104,7 @@ export async function listCriteria(ctx: Ctx, input: z.infer<typeof listCriteriaI
   const limit = pageLimit(input);
   let q = criteriaOf(ctx.db, ctx.principal.orgId).where('k.card_id', '=', card.id);
   if (at) q = q.where(after('k.position', 'k.id', at, 'integer'));
-  const rows = await q.orderBy('k.position', 'asc').orderBy('k.id', 'asc').limit(limit + 1).execute();
+  const rows = await q.orderBy('k.position', 'asc').orderBy('k.id', 'asc').limit(fetchLimit(limit)).execute();
   return toPage(rows, limit, (r) => ({ key: r.position, id: r.id }), presentCriterion, scope);
 }
 

@@ -61,6 +61,9 @@ export const label = (max: number) =>
     .max(max, `must be at most ${max} characters`)
     .refine((s) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(s), 'must not contain control characters');
 
+/** A link people can open: http or https only (never `javascript:`), at most 2000 characters. */
+export const webUrl = z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(2000, 'must be at most 2000 characters');
+
 export const pageQuery = {
   cursor: z.string().max(512).register(anyText, {}).optional().describe('Opaque cursor from a previous next_cursor'),
   limit: z.number().int().min(1).max(100).optional().describe('Page size, default 25, at most 100'),

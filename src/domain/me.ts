@@ -33,6 +33,7 @@ async function loadProfile(ctx: Ctx): Promise<Profile> {
       'members.role',
       'members.slack_user_id',
       'members.tz',
+      'members.reminder_hour',
       'members.created_at',
       'organizations.slug as org_slug',
       'organizations.name as org_name',

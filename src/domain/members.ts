@@ -6,7 +6,7 @@ import { uniqueViolation } from './db-errors.js';
 import { AppError, notFound } from './errors.js';
 import { id, label, pageQuery, timeZone } from './fields.js';
 import { newId } from './ids.js';
-import { before, pageLimit, readCursor, toPage, type Page } from './pagination.js';
+import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { requireConfigWrite, requireScope } from './permissions.js';
 import { assertMayActOn, assertMayGrant, isAbove } from './role-ladder.js';
 import { toIso } from './time.js';
@@ -20,6 +20,7 @@ export const memberSchema = z.object({
   role: z.enum(ROLES),
   slack_user_id: z.string().nullable(),
   tz: z.string().nullable(),
+  reminder_hour: z.number().int().nullable().describe('Local hour (0 to 23, in tz) of due-todo reminders; null: the server default, REMINDER_HOUR'),
   created_at: z.string(),
 });
 export type Member = z.infer<typeof memberSchema>;
@@ -27,6 +28,7 @@ export type Member = z.infer<typeof memberSchema>;
 export const orgSchema = z.object({ id: z.string(), slug: z.string(), name: z.string() });
 
 const email = z.string().max(254).email('must be an e-mail address, such as ann@example.com');
+const reminderHour = z.number().int('must be a whole hour').min(0, 'must be an hour from 0 to 23').max(23, 'must be an hour from 0 to 23');
 const slackUserId = z.string().regex(/^[UW][A-Z0-9]{2,20}$/, 'must be a Slack user id such as U012AB3CD');
 
 export const createMemberInput = z.object({
@@ -35,6 +37,7 @@ export const createMemberInput = z.object({
   role: z.enum(ROLES).default('member'),
   slack_user_id: slackUserId.optional(),
   tz: timeZone.optional(),
+  reminder_hour: reminderHour.optional().describe('Local hour (0 to 23) of due-todo reminders; the server default, REMINDER_HOUR, when absent'),
 });
 
 export const updateMemberInput = z.object({
@@ -44,11 +47,12 @@ export const updateMemberInput = z.object({
   role: z.enum(ROLES).optional(),
   slack_user_id: slackUserId.nullable().optional(),
   tz: timeZone.nullable().optional(),
+  reminder_hour: reminderHour.nullable().optional().describe('Local hour (0 to 23) of due-todo reminders; null: the server default, REMINDER_HOUR'),
 });
 
 export const listMembersInput = z.object(pageQuery);
 
-type MemberRow = Pick<MembersTable, 'id' | 'org_id' | 'name' | 'email' | 'role' | 'slack_user_id' | 'tz'> & { created_at: string };
+type MemberRow = Pick<MembersTable, 'id' | 'org_id' | 'name' | 'email' | 'role' | 'slack_user_id' | 'tz' | 'reminder_hour'> & { created_at: string };
 
 export function presentMember(row: MemberRow): Member {
   return {
@@ -59,11 +63,12 @@ export function presentMember(row: MemberRow): Member {
     role: row.role,
     slack_user_id: row.slack_user_id,
     tz: row.tz,
+    reminder_hour: row.reminder_hour,
     created_at: toIso(row.created_at),
   };
 }
 
-const memberColumns = ['id', 'org_id', 'name', 'email', 'role', 'slack_user_id', 'tz', 'created_at'] as const;
+const memberColumns = ['id', 'org_id', 'name', 'email', 'role', 'slack_user_id', 'tz', 'reminder_hour', 'created_at'] as const;
 
 export async function listMembers(ctx: Ctx, input: z.infer<typeof listMembersInput>): Promise<Page<Member>> {
   const scope = ['members', ctx.principal.orgId];
@@ -71,7 +76,7 @@ export async function listMembers(ctx: Ctx, input: z.infer<typeof listMembersInp
   const limit = pageLimit(input);
   let q = ctx.db.selectFrom('members').select(memberColumns).where('org_id', '=', ctx.principal.orgId);
   if (at) q = q.where(before('created_at', 'id', at, 'timestamptz'));
-  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(fetchLimit(limit)).execute();
   return toPage(rows, limit, (r) => ({ key: r.created_at, id: r.id }), presentMember, scope);
 }
 
@@ -108,6 +113,7 @@ export async function createMember(ctx: Ctx, input: z.infer<typeof createMemberI
         role: input.role,
         slack_user_id: input.slack_user_id ?? null,
         tz: input.tz ?? null,
+        reminder_hour: input.reminder_hour ?? null,
       })
       .returning(memberColumns)
       .executeTakeFirstOrThrow();
@@ -118,10 +124,10 @@ export async function createMember(ctx: Ctx, input: z.infer<typeof createMemberI
 }
 
 /**
- * A member may change their own name, e-mail, Slack link and time zone with `write`;
- * anything about another member, and any role, needs `config:write` as owner or admin, and
- * the ladder: nobody changes a member above their own role or grants a role above it
- * (only an owner makes or unmakes an owner), and the last owner stays an owner.
+ * A member may change their own name, e-mail, Slack link, time zone and reminder hour with
+ * `write`; anything about another member, and any role, needs `config:write` as owner or
+ * admin, and the ladder: nobody changes a member above their own role or grants a role above
+ * it (only an owner makes or unmakes an owner), and the last owner stays an owner.
  */
 export async function updateMember(ctx: Ctx, input: z.infer<typeof updateMemberInput>): Promise<Member> {
   const self = input.id === ctx.principal.memberId;
@@ -139,6 +145,7 @@ export async function updateMember(ctx: Ctx, input: z.infer<typeof updateMemberI
   if (input.role !== undefined) patch.role = input.role;
   if (input.slack_user_id !== undefined) patch.slack_user_id = input.slack_user_id;
   if (input.tz !== undefined) patch.tz = input.tz;
+  if (input.reminder_hour !== undefined) patch.reminder_hour = input.reminder_hour;
   if (Object.keys(patch).length === 0) return current;
   try {
     const row = await ctx.db

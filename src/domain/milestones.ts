@@ -7,7 +7,7 @@ import { AppError, notFound } from './errors.js';
 import { isoDate, label, pageQuery } from './fields.js';
 import { hasIdPrefix, newId } from './ids.js';
 import { milestonesWithStatus } from './milestone-status.js';
-import { before, pageLimit, readCursor, toPage, type Page } from './pagination.js';
+import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { toIso } from './time.js';
 import { MILESTONE_KINDS } from './vocabulary.js';
 
@@ -119,7 +119,7 @@ export async function listMilestones(ctx: Ctx, input: z.infer<typeof listMilesto
   const limit = pageLimit(input);
   let q = milestonesWithStatus(ctx.db, ctx.principal.orgId);
   if (at) q = q.where(before('m.created_at', 'm.id', at, 'timestamptz'));
-  const rows = await q.orderBy('m.created_at', 'desc').orderBy('m.id', 'desc').limit(limit + 1).execute();
+  const rows = await q.orderBy('m.created_at', 'desc').orderBy('m.id', 'desc').limit(fetchLimit(limit)).execute();
   return toPage(rows, limit, (r) => ({ key: r.created_at, id: r.id }), presentMilestone, scope);
 }
 

@@ -6,7 +6,7 @@ import type { Ctx, Scope } from './context.js';
 import { notFound } from './errors.js';
 import { id, pageQuery } from './fields.js';
 import { newId } from './ids.js';
-import { before, pageLimit, readCursor, toPage, type Page } from './pagination.js';
+import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { toIso } from './time.js';
 import { hashToken } from './token-format.js';
 
@@ -93,7 +93,7 @@ export async function listSessions(ctx: Ctx, input: z.infer<typeof listSessionsI
     .where('member_id', '=', ctx.principal.memberId)
     .where('last_used_at', '>', idleBound(ctx.clock()));
   if (at) q = q.where(before('created_at', 'id', at, 'timestamptz'));
-  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(fetchLimit(limit)).execute();
   return toPage(
     rows,
     limit,

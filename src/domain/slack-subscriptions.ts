@@ -139,3 +139,24 @@ export async function unsubscribeMilestone(ctx: Ctx, input: z.infer<typeof unsub
     throw new AppError('subscription_not_found', 404, `This channel is not subscribed to ${input.ref}.`);
   }
 }
+
+/**
+ * The milestone refs of the caller's own subscriptions (the channels they subscribed), in
+ * ref order, at most `limit`: what their Slack Home tab shows the status of.
+ *
+ * ```sql
+ * select distinct milestone_ref from slack_subscriptions where org_id = $1 and created_by = $2 order by milestone_ref limit $3
+ * ```
+ */
+export async function subscribedMilestoneRefs(ctx: Ctx, limit: number): Promise<string[]> {
+  const rows = await ctx.db
+    .selectFrom('slack_subscriptions')
+    .select('milestone_ref')
+    .distinct()
+    .where('org_id', '=', ctx.principal.orgId)
+    .where('created_by', '=', ctx.principal.memberId)
+    .orderBy('milestone_ref')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.milestone_ref);
+}

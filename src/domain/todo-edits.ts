@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Ctx } from './context.js';
 import { notFound } from './errors.js';
-import { label } from './fields.js';
+import { label, webUrl } from './fields.js';
 import { dueDate } from './todo-due.js';
 import { presentTodo, todoColumns, todoIdInput, type Todo } from './todos.js';
 import { PRIORITIES } from './vocabulary.js';
@@ -10,10 +10,11 @@ export const updateTodoInput = todoIdInput.extend({
   title: label(300).optional().describe('A todo mirroring a criterion renames the criterion too'),
   priority: z.enum(PRIORITIES).optional(),
   due_on: dueDate.nullable().optional().describe('A date as YYYY-MM-DD, or today or tomorrow in your time zone; null clears it; a new date gets its own reminder'),
+  source_url: webUrl.nullable().optional().describe('Where the todo came from; null clears it'),
 });
 
 /**
- * Corrects a todo of the caller's own: title, priority, due date (null clears it). A todo
+ * Corrects a todo of the caller's own: title, priority, due date, source link (null clears them). A todo
  * that mirrors a criterion carries the criterion's title, so a new title renames the
  * criterion in the same transaction (todo locked first, then criterion, as everywhere).
  * A new due date needs nothing else: reminders are kept per todo and due date, so the

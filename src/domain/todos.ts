@@ -6,9 +6,9 @@ import type { Ctx } from './context.js';
 import { insertCriteria } from './criteria.js';
 import { uniqueViolation } from './db-errors.js';
 import { AppError, notFound } from './errors.js';
-import { id, key, label, pageQuery, queryBoolean } from './fields.js';
+import { id, key, label, pageQuery, queryBoolean, webUrl } from './fields.js';
 import { newId } from './ids.js';
-import { before, pageLimit, readCursor, toPage, type Page } from './pagination.js';
+import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { toIso } from './time.js';
 import { DUE_FILTERS, dueDate, dueRange } from './todo-due.js';
 import { PRIORITIES } from './vocabulary.js';
@@ -25,6 +25,7 @@ export const todoSchema = z.object({
   criterion_id: z.string().optional().describe('The mirrored criterion, with card_id'),
   done: z.boolean(),
   done_at: z.string().nullable(),
+  source_url: z.string().optional().describe('The Slack message (permalink) or page the todo was made from'),
   created_at: z.string(),
 });
 export type Todo = z.infer<typeof todoSchema>;
@@ -38,6 +39,7 @@ export const createTodoInput = z.object({
     .optional()
     .describe('Mirror a criterion of this card (id or ref): a new one titled like the todo, or criterion_id'),
   criterion_id: id('crit').optional().describe('An existing criterion to mirror'),
+  source_url: webUrl.optional().describe('Where the todo came from: a Slack message permalink or any http(s) link'),
 });
 
 export const listTodosInput = z.object({
@@ -49,9 +51,12 @@ export const listTodosInput = z.object({
 
 export const todoIdInput = z.object({ id: id('todo') });
 
-type TodoRow = Pick<Selectable<TodosTable>, 'id' | 'title' | 'priority' | 'due_on' | 'org_id' | 'card_id' | 'criterion_id' | 'done' | 'done_at' | 'created_at'>;
+type TodoRow = Pick<
+  Selectable<TodosTable>,
+  'id' | 'title' | 'priority' | 'due_on' | 'org_id' | 'card_id' | 'criterion_id' | 'done' | 'done_at' | 'source_url' | 'created_at'
+>;
 
-export const todoColumns = ['id', 'title', 'priority', 'due_on', 'org_id', 'card_id', 'criterion_id', 'done', 'done_at', 'created_at'] as const;
+export const todoColumns = ['id', 'title', 'priority', 'due_on', 'org_id', 'card_id', 'criterion_id', 'done', 'done_at', 'source_url', 'created_at'] as const;
 
 export function presentTodo(row: TodoRow): Todo {
   const todo: Todo = {
@@ -66,6 +71,7 @@ export function presentTodo(row: TodoRow): Todo {
   if (row.org_id !== null) todo.org_id = row.org_id;
   if (row.card_id !== null) todo.card_id = row.card_id;
   if (row.criterion_id !== null) todo.criterion_id = row.criterion_id;
+  if (row.source_url !== null) todo.source_url = row.source_url;
   return todo;
 }
 
@@ -112,6 +118,7 @@ export async function createTodo(ctx: Ctx, input: z.infer<typeof createTodoInput
         criterion_id: link?.criterionId ?? null,
         done: link?.done ?? false,
         done_at: link?.done ? now : null,
+        source_url: input.source_url ?? null,
       })
       .returning(todoColumns)
       .executeTakeFirstOrThrow();
@@ -184,6 +191,6 @@ export async function listTodos(ctx: Ctx, input: z.infer<typeof listTodosInput>)
     if (range.to !== undefined) q = q.where('due_on', '<=', range.to);
   }
   if (at) q = q.where(before('created_at', 'id', at, 'timestamptz'));
-  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(fetchLimit(limit)).execute();
   return toPage(rows, limit, (r) => ({ key: r.created_at, id: r.id }), presentTodo, scope);
 }

@@ -5,7 +5,7 @@ import { AppError, notFound, validationFailed } from './errors.js';
 import { id, isoDateTime, label, pageQuery } from './fields.js';
 import { newId } from './ids.js';
 import { getMember } from './members.js';
-import { before, pageLimit, readCursor, toPage, type Page } from './pagination.js';
+import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { isAdmin, requireConfigWrite, requireScope } from './permissions.js';
 import { assertMayActOn } from './role-ladder.js';
 import { toIso } from './time.js';
@@ -71,7 +71,7 @@ export async function listTokens(ctx: Ctx, input: z.infer<typeof listTokensInput
   let q = ctx.db.selectFrom('tokens').select(tokenColumns).where('org_id', '=', ctx.principal.orgId);
   if (!all) q = q.where('member_id', '=', ctx.principal.memberId);
   if (at) q = q.where(before('created_at', 'id', at, 'timestamptz'));
-  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(fetchLimit(limit)).execute();
   return toPage(rows, limit, (r) => ({ key: r.created_at, id: r.id }), presentToken, scope);
 }
 

@@ -103,7 +103,20 @@ export function mapError(err: unknown, id: string, log: FastifyBaseLogger): Mapp
   return { status: 500, envelope: envelopeFor(500, id) };
 }
 
+/**
+ * The client went away before its body arrived (Node fails the request stream with
+ * `ECONNRESET` "aborted"): nothing of ours failed, and nobody is left to read an answer.
+ */
+function clientClosed(err: unknown, request: FastifyRequest): boolean {
+  const code = (err as { code?: unknown }).code;
+  return (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE') && (request.raw.aborted || request.raw.readableAborted);
+}
+
 export function sendError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (clientClosed(err, request)) {
+    request.log.info({ method: request.method, url: request.routeOptions.url }, 'client closed the request before its body arrived');
+    return reply.code(400).type('application/json; charset=utf-8').send(envelopeFor(400, request.id));
+  }
   const mapped = mapError(err, request.id, request.log);
   if (err instanceof AppError && err.status === 429) reply.header('Retry-After', String(reply.getHeader('RateLimit-Reset') ?? 60));
   else if (mapped.retryAfter) reply.header('Retry-After', mapped.retryAfter);

@@ -12,7 +12,11 @@ function withTimeout<T>(p: Promise<T>, what: string): Promise<T> {
   ]);
 }
 
-/** `/healthz`: the process serves. `/readyz`: the database (and Redis, when configured) answer now. */
+/**
+ * `/healthz`: the process serves. `/readyz`: 200 while the database answers, 503 when it does
+ * not. A configured Redis that does not answer makes it `degraded` with 200: `/v1` still
+ * serves (rate limits count in memory), so a load balancer must keep sending traffic.
+ */
 export function registerHealth(app: FastifyInstance, deps: Pick<AppDeps, 'db' | 'redis'>): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (request, reply) => {
@@ -32,8 +36,7 @@ export function registerHealth(app: FastifyInstance, deps: Pick<AppDeps, 'db' | 
         checks.redis = 'down';
       }
     }
-    const ready = Object.values(checks).every((v) => v === 'ok');
-    if (ready) return { status: 'ready', checks };
+    if (checks.database === 'ok') return { status: checks.redis === 'down' ? 'degraded' : 'ready', checks };
     return reply.code(503).send({ ...envelopeFor(503, request.id, 'not_ready', 'A dependency is not answering.'), checks });
   });
 }

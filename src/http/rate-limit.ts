@@ -64,45 +64,99 @@ if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 local t = redis.call('PTTL', KEYS[1])
 return {c, t}`;
 
+export interface RedisRateLimiterOptions {
+  /** Key prefix in Redis. */
+  prefix?: string;
+  /** How long one count may wait for Redis before the request is counted in memory instead. */
+  timeoutMs?: number;
+  /** How long the circuit stays open (memory only) before Redis is tried again in the background. */
+  retryAfterMs?: number;
+  now?: () => number;
+}
+
 /**
- * One count shared by every process through Redis. When Redis does not answer, the count
- * falls back to this process's memory (and says so in the log once per outage), so a Redis
- * outage never takes the API down.
+ * One count shared by every process through Redis, behind a circuit breaker. When Redis
+ * refuses, errs, or takes longer than `timeoutMs` (a stalled server whose socket still says
+ * "ready"), the circuit opens: requests are counted in this process's memory, at memory's
+ * speed, and only a single background probe per `retryAfterMs` asks Redis again; its first
+ * answer closes the circuit. So a hung Redis costs one request `timeoutMs`, not every request
+ * a second, and the outage is logged once.
  */
 export class RedisRateLimiter implements RateLimiter {
   readonly #fallback: MemoryRateLimiter;
-  #degraded = false;
+  readonly #prefix: string;
+  readonly #timeoutMs: number;
+  readonly #retryAfterMs: number;
+  readonly #now: () => number;
+  /** Open while non-null: the time after which a background probe may try Redis again. */
+  #retryAt: number | null = null;
+  #probing = false;
 
   constructor(
     private readonly redis: Redis,
     readonly limit: number,
     private readonly log: Logger,
-    private readonly prefix = 'tack:rl:',
+    options: RedisRateLimiterOptions = {},
   ) {
-    this.#fallback = new MemoryRateLimiter(limit);
+    this.#prefix = options.prefix ?? 'tack:rl:';
+    this.#timeoutMs = options.timeoutMs ?? 250;
+    this.#retryAfterMs = options.retryAfterMs ?? 2_000;
+    this.#now = options.now ?? Date.now;
+    this.#fallback = new MemoryRateLimiter(limit, this.#now);
     redis.defineCommand('tackRateHit', { numberOfKeys: 1, lua: SCRIPT });
   }
 
+  /** Whether counts go to memory now (Redis refused or stalled, not yet answered a probe). */
+  get degraded(): boolean {
+    return this.#retryAt !== null;
+  }
+
   async hit(key: string): Promise<RateDecision> {
-    if (this.redis.status !== 'ready') return this.#degrade(key, new Error(`redis ${this.redis.status}`));
+    if (this.#retryAt !== null) {
+      if (!this.#probing && this.#now() >= this.#retryAt) void this.#probe();
+      return this.#fallback.hitSync(key);
+    }
+    if (this.redis.status !== 'ready') return this.#open(key, new Error(`redis ${this.redis.status}`));
     try {
-      const [count, ttl] = (await (this.redis as unknown as RateHitCommand).tackRateHit(this.prefix + key, WINDOW_MS)) as [number, number];
-      if (this.#degraded) {
-        this.#degraded = false;
-        this.log.info('rate limits are shared through Redis again');
-      }
+      const hit = (this.redis as unknown as RateHitCommand).tackRateHit(this.#prefix + key, WINDOW_MS);
+      const [count, ttl] = (await this.#withTimeout(hit)) as [number, number];
       return decide(this.limit, count, ttl > 0 ? ttl : WINDOW_MS);
     } catch (err) {
-      return this.#degrade(key, err);
+      return this.#open(key, err);
     }
   }
 
-  #degrade(key: string, err: unknown): RateDecision {
-    if (!this.#degraded) {
-      this.#degraded = true;
-      this.log.warn({ err: (err as Error).message }, 'Redis is unavailable: rate limits fall back to this process\'s memory');
+  #withTimeout<T>(command: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`redis did not answer within ${this.#timeoutMs} ms`)), this.#timeoutMs);
+    });
+    // The command may still settle after the timeout; its late answer is dropped.
+    command.catch(() => {});
+    return Promise.race([command, late]).finally(() => clearTimeout(timer));
+  }
+
+  #open(key: string, err: unknown): RateDecision {
+    if (this.#retryAt === null) {
+      this.log.warn({ err: (err as Error).message }, "Redis is unavailable: rate limits fall back to this process's memory");
     }
+    this.#retryAt = this.#now() + this.#retryAfterMs;
     return this.#fallback.hitSync(key);
+  }
+
+  /** One PING in the background; an answer in time closes the circuit, anything else keeps it open. */
+  async #probe(): Promise<void> {
+    this.#probing = true;
+    try {
+      if (this.redis.status !== 'ready') throw new Error(`redis ${this.redis.status}`);
+      await this.#withTimeout(this.redis.ping());
+      this.#retryAt = null;
+      this.log.info('rate limits are shared through Redis again');
+    } catch {
+      this.#retryAt = this.#now() + this.#retryAfterMs;
+    } finally {
+      this.#probing = false;
+    }
   }
 
   close(): void {

@@ -3,6 +3,7 @@ import type { Database } from '../db/schema.js';
 import { confirmCaller } from '../domain/confirm-caller.js';
 import type { Ctx, Principal } from '../domain/context.js';
 import { AppError } from '../domain/errors.js';
+import { JsonText } from '../domain/json-text.js';
 import { claimKey, recordKey, requestHash, type IdempotencySlot } from '../domain/idempotency.js';
 import type { JobRunner } from '../domain/jobs.js';
 import { requireScope, requireWriter } from '../domain/permissions.js';
@@ -120,5 +121,6 @@ async function executeOutsideTransaction(
 }
 
 function serialize(result: unknown): string | null {
+  if (result instanceof JsonText) return result.text;
   return result === undefined ? null : JSON.stringify(result);
 }

@@ -1,4 +1,4 @@
-import type { Operation } from './operation.js';
+import type { Operation, OutputOf } from './operation.js';
 import { platformOperations } from './platform.js';
 import { snippetOperations } from './snippets.js';
 import { boardOperations } from './boards.js';
@@ -8,8 +8,7 @@ import { milestoneOperations } from './milestones.js';
 import { jobOperations } from './jobs.js';
 import { sessionOperations } from './sessions.js';
 
-/** The table of operations: every face (HTTP, MCP, CLI, OpenAPI) is generated from it. */
-export const operations: readonly Operation[] = [
+const table = [
   ...platformOperations,
   ...snippetOperations,
   ...boardOperations,
@@ -20,8 +19,22 @@ export const operations: readonly Operation[] = [
   ...sessionOperations,
 ];
 
-const byName = new Map(operations.map((op) => [op.name, op]));
+/** The table of operations: every face (HTTP, MCP, CLI, OpenAPI) is generated from it. */
+export const operations: readonly Operation[] = table;
 
+/** The name of an operation in the table. */
+export type OperationName = (typeof table)[number]['name'];
+
+/** The table's operation called `N`, with its output schema's type. */
+export type OperationNamed<N extends OperationName> = Extract<(typeof table)[number], { name: N }>;
+
+/** What the operation called `N` answers with (`z.output` of its output schema). */
+export type OperationOutput<N extends OperationName> = OutputOf<OperationNamed<N>>;
+
+const byName = new Map<string, Operation>(operations.map((op) => [op.name, op]));
+
+export function operationNamed<N extends OperationName>(name: N): OperationNamed<N>;
+export function operationNamed(name: string): Operation;
 export function operationNamed(name: string): Operation {
   const op = byName.get(name);
   if (!op) throw new Error(`unknown operation ${name}`);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Ctx, Scope } from '../domain/context.js';
 import { anyText, references } from '../domain/fields.js';
+import type { JsonText } from '../domain/json-text.js';
 import { dueDate } from '../domain/todo-due.js';
 import type { TextType } from './input-validation.js';
 
@@ -54,7 +55,8 @@ export interface OperationSpec<P extends Obj, Q extends Obj, B extends Obj, O ex
    * message): `execute` runs it on the pool instead of inside one transaction of its own.
    */
   ownTransactions?: boolean;
-  run(ctx: Ctx, input: InputOf<P, Q, B, R>): Promise<O extends z.ZodType ? z.input<O> : void>;
+  /** The answer, or for reads that let Postgres serialize it, its JSON text (the same bytes). */
+  run(ctx: Ctx, input: InputOf<P, Q, B, R>): Promise<O extends z.ZodType ? z.input<O> | JsonText : void>;
 }
 
 /** An operation with its types erased, as the table and the faces hold it. */
@@ -92,13 +94,27 @@ export interface Operation {
   run(ctx: Ctx, input: Record<string, unknown>): Promise<unknown>;
 }
 
+/**
+ * An operation that keeps its name and output schema in its type, so code that calls it
+ * in-process (the Slack face, the jobs) reads its answer as `z.output` of that schema: a
+ * field renamed in the schema fails the build where a view reads it.
+ */
+export interface TypedOperation<N extends string = string, O extends z.ZodType | undefined = z.ZodType | undefined> extends Operation {
+  name: N;
+  output: O;
+}
+
+/** What an operation answers with, as its output schema describes it (undefined for 204). */
+export type OutputOf<Op extends Operation> = Op extends TypedOperation<string, infer O> ? (O extends z.ZodType ? z.output<O> : undefined) : unknown;
+
 export function defineOperation<
   P extends Obj = Empty,
   Q extends Obj = Empty,
   B extends Obj = Empty,
   O extends z.ZodType | undefined = undefined,
   const R extends Renames = {},
->(spec: OperationSpec<P, Q, B, O, R>): Operation {
+  const N extends string = string,
+>(spec: OperationSpec<P, Q, B, O, R> & { name: N }): TypedOperation<N, O> {
   // Every part is strict: a field the operation does not define is refused, never stripped.
   const params = spec.params?.strict();
   const query = spec.query?.strict();
@@ -124,7 +140,7 @@ export function defineOperation<
     dueDateFields: Object.keys(shape).filter((key) => reaches(shape[key]!, (s) => s === dueDate, false)),
     anyTextFields: Object.keys(shape).filter((key) => reaches(shape[key]!, (s) => anyText.has(s), false)),
     namesThings: params !== undefined || Object.values(shape).some((field) => reaches(field, (s) => references.has(s), true)),
-    output: spec.output,
+    output: spec.output as O,
     status: spec.status ?? (spec.output ? 200 : 204),
     readOnly: spec.method === 'GET',
     idempotent: spec.idempotent ?? (spec.method === 'GET' || spec.method === 'DELETE'),

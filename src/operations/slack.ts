@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import {
+  subscribedMilestoneRefs,
   subscribeInput,
   subscribeMilestone,
   subscribeResultSchema,
@@ -35,4 +37,17 @@ export const unsubscribeMilestoneOp = defineOperation({
   scope: 'write',
   params: unsubscribeInput,
   run: (ctx, input) => unsubscribeMilestone(ctx, input),
+});
+
+/** The milestones of the channels the caller subscribed, for their Home tab. */
+export const subscribedMilestonesOp = defineOperation({
+  name: 'listSubscribedMilestones',
+  summary: 'The refs of the milestones whose summaries the caller subscribed a channel to',
+  group: 'milestones',
+  method: 'GET',
+  path: '/milestones/subscribed',
+  scope: 'read',
+  query: z.object({ limit: z.coerce.number().int().min(1).max(100) }),
+  output: z.object({ refs: z.array(z.string()) }),
+  run: async (ctx, input) => ({ refs: await subscribedMilestoneRefs(ctx, input.limit) }),
 });

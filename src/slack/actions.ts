@@ -1,12 +1,28 @@
-import type { App, BlockAction, ButtonAction, types } from '@slack/bolt';
+import type { App, BlockAction, ButtonAction, RespondFn, StaticSelectAction, types } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import { howToLinkMessage, slackPrincipal } from '../domain/slack-links.js';
-import { callOperation, type CommandContext, type SlackReply } from './command-context.js';
+import type { Logger } from 'pino';
+import { AppError } from '../domain/errors.js';
+import { howToLinkMessage } from '../domain/slack-links.js';
+import { localToday } from '../domain/todo-due.js';
+import { slackCaller, type SlackCaller } from './caller.js';
+import type { SlackReply } from './command-context.js';
 import type { SlackDeps } from './deps.js';
-import { profileLookup, resolveSlackMember } from './member-link.js';
+import { publishHome } from './home.js';
 import { errorReply } from './replies.js';
 import { openTodosThisWeek, type OpenTodos } from './todo-list.js';
-import { messageView, REMINDER_BLOCK, TODO_DONE_ACTION, todoBlocks, todoDoneView, todoListView, type TodoView } from './views.js';
+import { messageView } from './views/blocks.js';
+import { CARD_BLOCK_PREFIX, CARD_MOVE_ACTION, cardMovedView, cardView, isWorkflowStatus } from './views/cards.js';
+import {
+  isTodoBlock,
+  REMINDER_BLOCK,
+  SNOOZE_ACTIONS,
+  TODO_DONE_ACTION,
+  todoDoneView,
+  todoListView,
+  todoSnoozedView,
+  type SnoozeUntil,
+  type TodoView,
+} from './views/todos.js';
 
 /** A reply that leaves the clicked message alone and tells only the clicker. */
 function aside(reply: SlackReply): SlackReply {
@@ -18,75 +34,156 @@ function blockId(block: unknown): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
+function messageBlocks(body: BlockAction): types.KnownBlock[] | undefined {
+  const blocks: unknown = body.message?.blocks;
+  return Array.isArray(blocks) ? (blocks as types.KnownBlock[]) : undefined;
+}
+
+/** The blocks of the clicked message with the todo's own blocks (its line, its snooze buttons) replaced by `next`. */
+function withTodoReplaced(blocks: types.KnownBlock[], todoId: string, next: types.KnownBlock[]): types.KnownBlock[] {
+  let placed = false;
+  return blocks.flatMap((b) => {
+    if (!isTodoBlock(blockId(b), todoId)) return [b];
+    if (placed) return [];
+    placed = true;
+    return next;
+  });
+}
+
 /**
- * The clicked message with the completed todo shown done: its own blocks when Slack sent
+ * The clicked message with the todo shown in its new state: its own blocks when Slack sent
  * them (a reminder, or any message the bot posted), else (an ephemeral `/todo` list, whose
  * blocks Slack does not send back) the caller's list again, which no longer holds it.
  */
-async function replacement(body: BlockAction, todo: TodoView, relist: () => Promise<OpenTodos>): Promise<SlackReply> {
-  const blocks = (body.message?.blocks ?? undefined) as types.KnownBlock[] | undefined;
-  const mine = `todo:${todo.id}`;
-  if (Array.isArray(blocks) && blocks.some((b) => blockId(b) === mine)) {
-    const next = blocks.flatMap((b) => (blockId(b) === mine ? todoBlocks({ ...todo, done: true }) : [b]));
-    return { replace_original: true, text: todoDoneView(todo).text, blocks: next };
+async function replacement(body: BlockAction, changed: Changed, relist: () => Promise<OpenTodos>): Promise<SlackReply> {
+  const { todo, view, note } = changed;
+  const blocks = messageBlocks(body);
+  if (blocks?.some((b) => isTodoBlock(blockId(b), todo.id))) {
+    return { replace_original: true, text: view.text, blocks: withTodoReplaced(blocks, todo.id, view.blocks ?? []) };
   }
   let open: OpenTodos;
   try {
     open = await relist();
   } catch {
-    // The todo is done either way; without a list, show just its done state.
-    const { text, blocks: done } = todoDoneView(todo);
-    return { replace_original: true, text, ...(done ? { blocks: done } : {}) };
+    // The todo changed either way; without a list, show just its new state.
+    return { replace_original: true, text: view.text, ...(view.blocks ? { blocks: view.blocks } : {}) };
   }
   const list = todoListView(
     open.todos.filter((t) => t.id !== todo.id),
-    { note: `:white_check_mark: Done: ${todo.title}`, truncated: open.truncated },
+    { note, truncated: open.truncated },
   );
   return { ...list, replace_original: true };
 }
 
-/** Completes the todo of a Done button as the clicking member; never throws. */
-export async function runTodoDone(deps: SlackDeps, body: BlockAction, todoId: string, client: WebClient): Promise<SlackReply> {
-  const log = deps.log.child({ slack_action: TODO_DONE_ACTION, slack_user: body.user.id });
+/** A todo after a click: its new state as a view (escaped), and a line above a list (raw text, escaped there). */
+interface Changed {
+  todo: TodoView;
+  view: SlackReply;
+  note: string;
+}
+
+type TodoChange = (caller: SlackCaller, todoId: string) => Promise<Changed>;
+
+const complete: TodoChange = async (caller, todoId) => {
+  const todo = await caller.call('completeTodo', { id: todoId });
+  return { todo, view: todoDoneView(todo), note: `:white_check_mark: Done: ${todo.title}` };
+};
+
+/**
+ * Snoozes a todo through updateTodo: its due date becomes tomorrow, or a week from today, in
+ * the member's time zone (UTC when unset), the zone `/v1` and the reminders read days in.
+ */
+function snooze(until: SnoozeUntil, now: Date): TodoChange {
+  return async (caller, todoId) => {
+    const dueOn = localToday(now, caller.member.tz, until === 'tomorrow' ? 1 : 7);
+    const todo = await caller.call('updateTodo', { id: todoId, due_on: dueOn });
+    return { todo, view: todoSnoozedView(todo), note: `:zzz: Snoozed until ${todo.due_on}: ${todo.title}` };
+  };
+}
+
+/** Runs a todo button (Done, Snooze) as the clicking member; never throws. Refreshes their Home tab. */
+export async function runTodoAction(deps: SlackDeps, body: BlockAction, todoId: string, client: WebClient, change: TodoChange, log: Logger): Promise<SlackReply | undefined> {
   try {
-    const rt = deps.runtime;
-    const member = await resolveSlackMember(rt, deps.config.slack.org, body.user.id, profileLookup(client, body.user.id, log));
-    if (!member) return aside(messageView(howToLinkMessage(body.user.id)));
-    const principal = slackPrincipal(member);
-    const call: CommandContext['call'] = (operation, input) => callOperation(rt, operation, principal, input);
-    const todo = await call<TodoView>('completeTodo', { id: todoId });
-    return await replacement(body, todo, () => openTodosThisWeek(call));
+    const caller = await slackCaller(deps, client, body.user.id, log);
+    if (!caller) return aside(messageView(howToLinkMessage(body.user.id)));
+    const changed = await change(caller, todoId);
+    await publishHome(deps, client, body.user.id, log, caller);
+    // Clicked in the Home tab: publishing it again was the answer.
+    if (body.container.type === 'view') return undefined;
+    return await replacement(body, changed, () => openTodosThisWeek(caller.call));
   } catch (err) {
     return aside(errorReply(err, log));
   }
 }
 
 function isReminder(body: BlockAction): boolean {
-  const blocks: unknown = body.message?.blocks;
-  return Array.isArray(blocks) && blocks.some((b) => blockId(b) === REMINDER_BLOCK);
+  return messageBlocks(body)?.some((b) => blockId(b) === REMINDER_BLOCK) ?? false;
 }
 
 /**
- * The Done button (`action_id` todo_done, value the todo id): ack, complete the todo, then
- * replace the message through `response_url`, or with chat.update for a reminder or when
- * there is none.
+ * Delivers the answer to a click: through `response_url`, or with chat.update for a
+ * reminder (often clicked long after its response_url expired: it is the bot's own message
+ * in a DM, so it is replaced by its channel and ts), or as an ephemeral note.
  */
+async function deliver(body: BlockAction, reply: SlackReply | undefined, respond: RespondFn, client: WebClient): Promise<void> {
+  if (!reply) return;
+  if (body.response_url && !isReminder(body)) {
+    await respond(reply);
+    return;
+  }
+  const channel = body.channel?.id ?? (body.container.channel_id as string | undefined);
+  const ts = body.message?.ts ?? (body.container.message_ts as string | undefined);
+  if (channel && ts && reply.replace_original) {
+    await client.chat.update({ channel, ts, text: reply.text, ...(reply.blocks ? { blocks: reply.blocks } : {}) });
+  } else if (channel) {
+    await client.chat.postEphemeral({ channel, user: body.user.id, text: reply.text, ...(reply.blocks ? { blocks: reply.blocks } : {}) });
+  }
+}
+
+/**
+ * `/card`'s status select: moves the card as the member, then replaces the answer with the
+ * card's new state; a refusal (a viewer, a gate) is shown in place, above the card as it
+ * stands, its select back on the current status.
+ */
+export async function runCardMove(deps: SlackDeps, body: BlockAction, action: StaticSelectAction, client: WebClient, log: Logger): Promise<SlackReply> {
+  const cardId = action.block_id.startsWith(CARD_BLOCK_PREFIX) ? action.block_id.slice(CARD_BLOCK_PREFIX.length) : '';
+  const status = action.selected_option?.value ?? '';
+  try {
+    const caller = await slackCaller(deps, client, body.user.id, log);
+    if (!caller) return aside(messageView(howToLinkMessage(body.user.id)));
+    if (!isWorkflowStatus(status)) return aside(messageView(`"${status}" is not a status.`));
+    try {
+      const moved = await caller.call('moveCard', { id: cardId, workflow_status: status });
+      await publishHome(deps, client, body.user.id, log, caller);
+      return { ...cardMovedView(moved), replace_original: true };
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      const card = await caller.call('getCard', { id: cardId });
+      return { ...cardView(card, { note: `:no_entry: ${err.userMessage}` }), replace_original: true };
+    }
+  } catch (err) {
+    return aside(errorReply(err, log));
+  }
+}
+
+/** The buttons and selects of tack's messages and Home tab. */
 export function registerActions(app: App, deps: SlackDeps): void {
-  app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: TODO_DONE_ACTION }, async ({ ack, body, action, respond, client }) => {
+  const todoButton = (actionId: string, change: (now: Date) => TodoChange) =>
+    app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: actionId }, async ({ ack, body, action, respond, client }) => {
+      await ack();
+      const log = deps.log.child({ slack_action: actionId, slack_user: body.user.id });
+      const reply = await runTodoAction(deps, body, action.value ?? '', client, change(deps.runtime.clock()), log);
+      await deliver(body, reply, respond, client);
+    });
+  todoButton(TODO_DONE_ACTION, () => complete);
+  todoButton(SNOOZE_ACTIONS.tomorrow, (now) => snooze('tomorrow', now));
+  todoButton(SNOOZE_ACTIONS.week, (now) => snooze('week', now));
+
+  app.action<BlockAction<StaticSelectAction>>({ type: 'block_actions', action_id: CARD_MOVE_ACTION }, async ({ ack, body, action, respond, client }) => {
     await ack();
-    const reply = await runTodoDone(deps, body, action.value ?? '', client);
-    // A reminder is often clicked long after its response_url (30 minutes) expired: it is
-    // the bot's own message in a DM, so it is replaced by its channel and ts instead.
-    if (body.response_url && !isReminder(body)) {
-      await respond(reply);
-      return;
-    }
-    const channel = body.channel?.id ?? (body.container.channel_id as string | undefined);
-    const ts = body.message?.ts ?? (body.container.message_ts as string | undefined);
-    if (channel && ts && reply.replace_original) {
-      await client.chat.update({ channel, ts, text: reply.text, ...(reply.blocks ? { blocks: reply.blocks } : {}) });
-    } else if (channel) {
-      await client.chat.postEphemeral({ channel, user: body.user.id, text: reply.text, ...(reply.blocks ? { blocks: reply.blocks } : {}) });
-    }
+    const log = deps.log.child({ slack_action: CARD_MOVE_ACTION, slack_user: body.user.id });
+    await deliver(body, await runCardMove(deps, body, action, client, log), respond, client);
   });
+  // The sign-in link's button opens its URL in the browser; Slack still sends the click.
+  app.action({ type: 'block_actions', action_id: 'signin_open' }, async ({ ack }) => ack());
 }

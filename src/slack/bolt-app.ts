@@ -5,6 +5,8 @@ import { boltLogger } from './bolt-logger.js';
 import { registerCommands } from './commands.js';
 import { dedupeRetries } from './dedupe.js';
 import type { SlackDeps } from './deps.js';
+import { registerEvents } from './events.js';
+import { registerTodoModal } from './todo-modal.js';
 
 /*
  * Three Web API clients, each with options of its own (they must not share one object:
@@ -45,10 +47,11 @@ function socketClientOptions(apiUrl: string | undefined): WebClientOptions {
 export type Transport = { receiver: Receiver } | { socketMode: { appToken: string } };
 
 /**
- * The Bolt app: retries dropped first, then the slash commands and the Done button.
- * One workspace, one bot token: `authorize` hands it out without calling auth.test, so
- * nothing reaches Slack before a delivery needs it (and we subscribe to no events, so
- * Bolt's ignore-self filter, which needs the bot's own ids, has nothing to do).
+ * The Bolt app: retries dropped first, then the slash commands, the buttons and selects,
+ * the todo modal and the events (Home tab, unfurls). One workspace, one bot token:
+ * `authorize` hands it out without calling auth.test, so nothing reaches Slack before a
+ * delivery needs it. Bolt's ignore-self filter, which needs the bot's own ids, is off: the
+ * events tack takes (app_home_opened, link_shared) are never the bot's own doing.
  */
 export function createBoltApp(deps: SlackDeps, botToken: string, transport: Transport): App {
   const logger = boltLogger(deps.log);
@@ -70,8 +73,10 @@ export function createBoltApp(deps: SlackDeps, botToken: string, transport: Tran
     throw err;
   });
   const poster = new WebClient(botToken, { ...webClientOptions(apiUrl), logger });
-  app.use(dedupeRetries(deps.runtime.db, deps.log.child({ component: 'slack' })));
+  app.use(dedupeRetries(deps.ackDb ?? deps.runtime.db, deps.log.child({ component: 'slack' })));
   registerCommands(app, deps, poster);
   registerActions(app, deps);
+  registerTodoModal(app, deps);
+  registerEvents(app, deps);
   return app;
 }

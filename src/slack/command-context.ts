@@ -2,10 +2,7 @@ import type { types } from '@slack/bolt';
 import type { Logger } from 'pino';
 import type { Principal } from '../domain/context.js';
 import type { SlackMember } from '../domain/slack-links.js';
-import { execute, type Runtime } from '../operations/execute.js';
-import { operationNamed } from '../operations/index.js';
-import type { Operation } from '../operations/operation.js';
-import { parseOperationInput } from '../operations/operation-input.js';
+import type { AnswerOf, OperationRef } from '../operations/call.js';
 
 /** What a command or button answers with: posted to the interaction's `response_url`. */
 export interface SlackReply {
@@ -23,11 +20,11 @@ export interface CommandContext {
   /** The Slack channel the command was typed in. */
   channelId: string;
   now: Date;
-  /** Local hour (REMINDER_HOUR) at which reminders and summaries go out. */
+  /** Local hour (REMINDER_HOUR) at which milestone summaries go out. */
   reminderHour: number;
   log: Logger;
-  /** Runs an operation as the caller (see `callOperation`). */
-  call<T = unknown>(operation: string | Operation, input: Record<string, unknown>): Promise<T>;
+  /** Runs an operation as the caller (see `callOperation`); its answer typed by the operation's output schema. */
+  call: Caller;
   /** The caller's IANA time zone: the member's, else their Slack profile's, else UTC. */
   timeZone(): Promise<string>;
   /**
@@ -35,9 +32,17 @@ export interface CommandContext {
    * the client). Throws Slack's error: a channel the bot cannot post to fails here.
    */
   postAsBot(message: { text: string; blocks?: types.KnownBlock[] }): Promise<void>;
+  /** Opens a modal for the caller (views.open with the command's trigger_id, which lives 3 seconds). */
+  openModal(view: types.ModalView): Promise<void>;
+  /** Where the command's answer goes; a modal opened by the command answers here later. */
+  responseUrl: string;
 }
 
-export type CommandHandler = (text: string, ctx: CommandContext) => Promise<SlackReply>;
+/** Runs an operation as one caller (see `callOperation`). */
+export type Caller = <K extends OperationRef>(operation: K, input: Record<string, unknown>) => Promise<AnswerOf<K>>;
+
+/** A command's answer; null when it answered otherwise (it opened a modal). */
+export type CommandHandler = (text: string, ctx: CommandContext) => Promise<SlackReply | null>;
 
 /** The text could not be read as the command: answered with the command's usage, ephemeral. */
 export class UsageError extends Error {
@@ -48,21 +53,4 @@ export class UsageError extends Error {
     super(problem ?? 'usage');
     this.name = 'UsageError';
   }
-}
-
-/**
- * Runs one operation for a Slack caller exactly as `/v1` would: the input is validated part
- * by part with the operation's own schemas (a failure is the same 422 `validation_failed`
- * AppError), then `execute` checks scope and role and runs it (a write in its own
- * transaction). Returns the parsed response body.
- */
-export async function callOperation<T = unknown>(
-  rt: Runtime,
-  operation: string | Operation,
-  principal: Principal,
-  input: Record<string, unknown>,
-): Promise<T> {
-  const op = typeof operation === 'string' ? operationNamed(operation) : operation;
-  const outcome = await execute(rt, op, principal, parseOperationInput(op, input));
-  return (outcome.body === null ? undefined : JSON.parse(outcome.body)) as T;
 }

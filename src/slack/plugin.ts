@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { connect } from '../db/connect.js';
 import { pruneDeliveries } from '../db/slack-deliveries.js';
 import { AppError } from '../domain/errors.js';
 import { envelopeFor } from '../http/envelope.js';
@@ -13,6 +14,8 @@ export const SLACK_EVENTS_PATH = '/slack/events';
 // Slack's payloads are small; a message's blocks stay well under this.
 const BODY_LIMIT = 1024 * 1024;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
+// Connections for recording deliveries before their ack; a record is one short insert.
+const ACK_POOL_SIZE = 6;
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
@@ -40,13 +43,21 @@ function sendAck(reply: FastifyReply, outcome: AckOutcome, requestId: string): F
 export async function registerSlack(app: FastifyInstance, deps: SlackDeps): Promise<void> {
   const { signingSecret, botToken, appToken } = deps.config.slack;
   if (!botToken) return;
+  if (!appToken && !signingSecret) return;
   const log = deps.log.child({ component: 'slack' });
+  // The ack's own small pool on a server: the delivery record it waits for must never queue
+  // behind earlier commands' reads for a connection of the shared pool (Slack gives up at 3 s).
+  // Its commits do not wait for the WAL flush: whatever the command then writes commits after
+  // it, durably, and WAL order makes the record durable first; if the database crashes before
+  // either is, a retry finds nothing done and acts once. PGlite has one connection anyway.
+  const { databaseUrl } = deps.config;
+  const ack = databaseUrl ? await connect({ databaseUrl, dataDir: deps.config.dataDir, poolSize: ACK_POOL_SIZE, asyncCommit: true }) : undefined;
+  app.addHook('onClose', async () => ack?.close());
+  const slackDeps: SlackDeps = { ...deps, ackDb: ack?.db ?? deps.runtime.db };
   if (appToken) {
-    registerSocketMode(app, deps, botToken, appToken);
+    registerSocketMode(app, slackDeps, botToken, appToken);
   } else if (signingSecret) {
-    await app.register(async (scope) => eventsRoute(scope, deps, botToken, signingSecret));
-  } else {
-    return;
+    await app.register(async (scope) => eventsRoute(scope, slackDeps, botToken, signingSecret));
   }
   const prune = setInterval(() => {
     pruneDeliveries(deps.runtime.db).catch((err: Error) => log.warn({ err: err.message }, 'Slack delivery cleanup failed'));

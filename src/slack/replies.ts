@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { AppError } from '../domain/errors.js';
 import { UsageError, type SlackReply } from './command-context.js';
-import { messageView } from './views.js';
+import { messageView } from './views/blocks.js';
 
 /**
  * The Slack mapping of errors, the one place that turns a thrown error into what the user

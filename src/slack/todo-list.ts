@@ -1,5 +1,5 @@
 import type { CommandContext } from './command-context.js';
-import type { TodoView } from './views.js';
+import type { TodoView } from './views/todos.js';
 
 /** The caller's open todos due this week (their own time zone), as `/todo` shows them. */
 export interface OpenTodos {
@@ -13,6 +13,6 @@ export interface OpenTodos {
  * shows, so the view can say how many it left out.
  */
 export async function openTodosThisWeek(call: CommandContext['call']): Promise<OpenTodos> {
-  const page = await call<{ data: TodoView[]; next_cursor?: string }>('listTodos', { due: 'week', done: false, limit: 100 });
+  const page = await call('listTodos', { due: 'week', done: false, limit: 100 });
   return { todos: page.data, truncated: page.next_cursor !== undefined };
 }

@@ -10,7 +10,8 @@ import { parse as parseQuery } from 'node:querystring';
  * Messages the app posts (chat.postMessage) are kept per channel, with their metadata;
  * chat.update changes them and conversations.history returns them newest first (metadata
  * only with `include_all_metadata`, and only those after `oldest` when given), as Slack does. conversations.open gives each user a
- * DM channel of their own (`D` + the user id without its `U`).
+ * DM channel of their own (`D` + the user id without its `U`). chat.getPermalink answers
+ * Slack's archive link of the message; views.open and views.publish echo the view.
  */
 
 export interface RecordedCall {
@@ -143,6 +144,13 @@ function defaults(call: RecordedCall, channels: Map<string, FakeMessage[]>): Fak
       }));
       return { body: { ok: true, messages, has_more: false, response_metadata: { next_cursor: '' } } };
     }
+    case 'chat.getPermalink': {
+      const channel = String(call.body.channel);
+      return { body: { ok: true, channel, permalink: `https://example.slack.com/archives/${channel}/p${String(call.body.message_ts).replace('.', '')}` } };
+    }
+    case 'views.open':
+    case 'views.publish':
+      return { body: { ok: true, view: { id: `V${++sequence}`, ...(call.body.view ?? {}) } } };
     case 'chat.postEphemeral':
       return { body: { ok: true, message_ts: `${Date.now() / 1000}` } };
     case 'conversations.open':

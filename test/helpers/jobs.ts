@@ -54,18 +54,37 @@ export async function addTodo(t: TestServer, member: TestMember, body: Record<st
   return res.body;
 }
 
-/** The reminders posted (chat.postMessage calls carrying a tack_reminder marker). */
+/** The reminder messages posted: one a member and day (chat.postMessage calls carrying a tack_digest marker). */
 export function remindersIn(calls: RecordedCall[]): RecordedCall[] {
-  return calls.filter((c) => c.method === 'chat.postMessage' && c.body.metadata?.event_type === 'tack_reminder');
+  return calls.filter((c) => c.method === 'chat.postMessage' && c.body.metadata?.event_type === 'tack_digest');
 }
 
-/** How many reminders each todo got. */
+/** The todo ids a reminder message (posted or updated) lists with Done and Snooze: its `todo:<id>` blocks. */
+export function todosListedIn(blocks: unknown): string[] {
+  if (!Array.isArray(blocks)) return [];
+  return blocks.flatMap((b: { block_id?: string }) => {
+    const m = /^todo:(todo_[^:]+)$/.exec(b.block_id ?? '');
+    return m ? [m[1]!] : [];
+  });
+}
+
+/**
+ * How many reminders each todo got: how many posted reminder messages listed it, or, for a
+ * todo that joined a day's message after it went out (chat.update), how many messages took it.
+ */
 export function remindersPerTodo(calls: RecordedCall[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const c of remindersIn(calls)) {
-    const id = String(c.body.metadata.event_payload.todo_id);
-    counts.set(id, (counts.get(id) ?? 0) + 1);
+    for (const id of todosListedIn(c.body.blocks)) counts.set(id, (counts.get(id) ?? 0) + 1);
   }
+  const joined = new Map<string, Set<string>>();
+  for (const c of calls.filter((x) => x.method === 'chat.update')) {
+    for (const id of todosListedIn(c.body.blocks)) {
+      if (counts.has(id)) continue;
+      joined.set(id, (joined.get(id) ?? new Set()).add(`${c.body.channel} ${c.body.ts}`));
+    }
+  }
+  for (const [id, messages] of joined) counts.set(id, messages.size);
   return counts;
 }
 

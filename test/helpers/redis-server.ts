@@ -51,6 +51,18 @@ export class PrivateRedis {
     }
   }
 
+  /**
+   * Stalls the server (SIGSTOP): connections stay open and clients still say "ready", but
+   * nothing is answered until `resume`. Only ever this test's own process.
+   */
+  pause(): void {
+    if (!this.#proc?.kill('SIGSTOP')) throw new Error('redis-server is not running');
+  }
+
+  resume(): void {
+    if (!this.#proc?.kill('SIGCONT')) throw new Error('redis-server is not running');
+  }
+
   async stop(): Promise<void> {
     const proc = this.#proc;
     this.#proc = undefined;

@@ -7,6 +7,8 @@ import { jobs } from './0005-jobs.js';
 import { slackPauses } from './0006-slack-pauses.js';
 import { editing } from './0007-editing.js';
 import { webSessions } from './0008-web-sessions.js';
+import { snippetSlugPrefix } from './0010-snippet-slug-prefix.js';
+import { slackHome } from './0011-slack-home.js';
 
 /** Every migration, in order. Later issues append theirs. */
-export const migrations: SqlMigration[] = [platform, snippets, work, slack, jobs, slackPauses, editing, webSessions];
+export const migrations: SqlMigration[] = [platform, snippets, work, slack, jobs, slackPauses, editing, webSessions, snippetSlugPrefix, slackHome];

@@ -1,8 +1,9 @@
-import type { ExpressionBuilder, Selectable } from 'kysely';
+import type { ExpressionBuilder, RawBuilder, Selectable } from 'kysely';
 import type { Database, SnippetsTable } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
 import { notFound } from '../errors.js';
 import { hasIdPrefix } from '../ids.js';
+import { col, isoText, rowJson, textLiteral } from '../json-text.js';
 import { toIso } from '../time.js';
 import type { Snippet } from './fields.js';
 import { publicUrl } from './links.js';
@@ -92,4 +93,40 @@ export function presentSnippet(ctx: Ctx, row: SnippetWithLink): Snippet {
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),
   };
+}
+
+/**
+ * `presentSnippet` of a `snippets` row left-joined to its active `snippet_links` row, built by
+ * Postgres as JSON text (the same keys in the same order, the same bytes).
+ */
+export function snippetJson(ctx: Ctx): RawBuilder<string> {
+  const base = ctx.publicBaseUrl;
+  if (base === undefined) throw new Error('Ctx.publicBaseUrl is not set');
+  // Built once per base URL: a builder is immutable, and building it is most of a list's query building.
+  let json = snippetJsonByBase.get(base);
+  if (json === undefined) {
+    json = buildSnippetJson(base);
+    snippetJsonByBase.set(base, json);
+  }
+  return json;
+}
+
+const snippetJsonByBase = new Map<string, RawBuilder<string>>();
+
+function buildSnippetJson(publicBaseUrl: string): RawBuilder<string> {
+  return rowJson({
+    id: col('snippets.id'),
+    org_id: col('snippets.org_id'),
+    type: col('snippets.type'),
+    name: col('snippets.name'),
+    slug: col('snippets.slug'),
+    category: col('snippets.category'),
+    tags: col('snippets.tags'),
+    visibility: col('snippets.visibility'),
+    version: col('snippets.version'),
+    public_url: `${textLiteral(`${publicBaseUrl}/`)} || "snippet_links"."link"`,
+    body: col('snippets.body'),
+    created_at: isoText('snippets.created_at'),
+    updated_at: isoText('snippets.updated_at'),
+  });
 }

@@ -24,12 +24,13 @@ export function slugFits(slug: string, base: string): boolean {
 export async function allocateSlug(db: Kysely<Database>, orgId: string, base: string): Promise<string> {
   const stem = base.replace(/(-\d+)+$/, '') || base;
   await sql`select pg_advisory_xact_lock(hashtextextended(${`snippet-slug ${orgId} ${stem}`}, 0))`.execute(db);
-  // Slugs hold only [a-z0-9-], so `base` has no LIKE wildcards.
+  // Slugs hold only [a-z0-9-] and '.' follows '-' byte-wise, so [base, base + '.') holds
+  // exactly `base` and `base-…`: one range of snippets_org_slug_pattern (migration 0010).
   const rows = await db
     .selectFrom('snippets')
     .select('slug')
     .where('org_id', '=', orgId)
-    .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
+    .where(sql<boolean>`slug ~>=~ ${base} and slug ~<~ ${`${base}.`}`)
     .execute();
   const taken = new Set(rows.map((r) => r.slug));
   if (!taken.has(base)) return base;

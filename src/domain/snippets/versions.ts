@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { SnippetType, SnippetVersionsTable } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
 import { AppError } from '../errors.js';
-import { before, pageLimit, readCursor, toPage, type Page } from '../pagination.js';
+import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from '../pagination.js';
 import { toIso } from '../time.js';
 import type { listSnippetVersionsInput, SnippetVersion, snippetVersionRefInput } from './fields.js';
 import { byRef, snippetNotFound, visibleTo } from './rows.js';
@@ -55,7 +55,7 @@ export async function listSnippetVersions(ctx: Ctx, input: z.infer<typeof listSn
     .where('snippet_versions.org_id', '=', ctx.principal.orgId)
     .where('snippet_versions.snippet_id', '=', snippet.id);
   if (at) query = query.where(before('snippet_versions.version', 'snippet_versions.snippet_id', at, 'integer'));
-  const rows = await query.orderBy('snippet_versions.version', 'desc').limit(limit + 1).execute();
+  const rows = await query.orderBy('snippet_versions.version', 'desc').limit(fetchLimit(limit)).execute();
   return toPage(rows, limit, (r) => ({ key: r.version, id: r.snippet_id }), (r) => presentVersion(snippet.type, r), scope);
 }
 

@@ -1,0 +1,45 @@
+import { UsageError, type CommandHandler } from '../src/slack/command-context.js';
+import { helpView, reminderHourView, signinLinkView } from '../src/slack/views/tack.js';
+
+export const TACK_USAGE = [
+  '*Usage*',
+  '`/tack help`: every command with an example',
+  '`/tack login`: a one-time sign-in link to the web app',
+  '`/tack reminder-hour [0-23|default]`: the local hour of your due-todo reminders',
+].join('\n');
+
+export type TackCommand = { kind: 'help' } | { kind: 'login' } | { kind: 'reminder-hour'; hour?: number | null };
+
+/** `/tack [help]`, `/tack login`, `/tack reminder-hour [hour|default]`. */
+export function parseTackCommand(text: string): TackCommand {
+  const [verb, arg, ...rest] = text.trim().split(/\s+/).filter(Boolean);
+  const action = verb?.toLowerCase();
+  if (action === undefined || action === 'help') return { kind: 'help' };
+  if (action === 'login' && arg === undefined) return { kind: 'login' };
+  if (action === 'reminder-hour' && rest.length === 0) {
+    if (arg === undefined) return { kind: 'reminder-hour' };
+    if (arg.toLowerCase() === 'default') return { kind: 'reminder-hour', hour: null };
+    // The number goes to updateMember as typed, whose schema says what a valid hour is.
+    if (/^\d{1,2}$/.test(arg)) return { kind: 'reminder-hour', hour: Number(arg) };
+    throw new UsageError(TACK_USAGE, `"${arg}" is not an hour: give 0 to 23, or default.`);
+  }
+  throw new UsageError(TACK_USAGE, action === 'login' || action === 'reminder-hour' ? undefined : `Unknown action "${verb}".`);
+}
+
+export const tackCommand: CommandHandler = async (text, ctx) => {
+  const cmd = parseTackCommand(text);
+  switch (cmd.kind) {
+    case 'help':
+      return helpView();
+    case 'login':
+      return signinLinkView(await ctx.call('createSigninLink', { id: ctx.member.id }));
+    case 'reminder-hour': {
+      if (cmd.hour === undefined) {
+        const me = await ctx.call('getMe', {});
+        return reminderHourView(me.member.reminder_hour, ctx.reminderHour, false);
+      }
+      const member = await ctx.call('updateMember', { id: ctx.member.id, reminder_hour: cmd.hour });
+      return reminderHourView(member.reminder_hour, ctx.reminderHour, true);
+    }
+  }
+};

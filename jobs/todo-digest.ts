@@ -1,0 +1,160 @@
+import type { WebClient } from '@slack/web-api';
+import { sql } from 'kysely';
+import { claimPosts, markGivenUp, markNotSent, markSent, type Claim } from '../src/db/slack-posts.js';
+import type { JobResult } from '../src/domain/jobs.js';
+import { todoDigestView, type DigestTodo } from '../src/slack/views/todos.js';
+import type { JobDeps } from './deps.js';
+import { postOnce, tally } from './post-once.js';
+import type { SlackSweep } from './sweep.js';
+
+/** A todo whose reminder is due, with its owner and card. */
+export interface DueTodo {
+  id: string;
+  title: string;
+  priority: DigestTodo['priority'];
+  due_on: string;
+  source_url: string | null;
+  member_id: string;
+  slack_user_id: string | null;
+  tz: string | null;
+  card_ref: string | null;
+  card_title: string | null;
+}
+
+/** One member's reminder of the day: who, in which DM, what is due. */
+export interface MemberDigest {
+  orgId: string;
+  memberId: string;
+  /** The member's local date: the digest's period (one message per member and day). */
+  today: string;
+  dm: () => Promise<string>;
+  /** Their todos whose reminder is due now (claimed below). */
+  todos: DueTodo[];
+}
+
+const PRIORITY_RANK: Record<string, number> = { urgent: 0, high: 1, medium: 2, low: 3 };
+
+/** Urgent first, then the oldest due date, then by title: what a list of 20 shows first. */
+function byUrgency(a: DigestTodo, b: DigestTodo): number {
+  return (PRIORITY_RANK[a.priority] ?? 9) - (PRIORITY_RANK[b.priority] ?? 9) || (a.due_on ?? '').localeCompare(b.due_on ?? '') || a.title.localeCompare(b.title) || a.id.localeCompare(b.id);
+}
+
+function asDigestTodo(t: DueTodo): DigestTodo {
+  return {
+    id: t.id,
+    title: t.title,
+    priority: t.priority,
+    due_on: t.due_on,
+    done: false,
+    ...(t.source_url ? { source_url: t.source_url } : {}),
+    card: t.card_ref ? { ref: t.card_ref, title: t.card_title ?? '' } : null,
+  };
+}
+
+/**
+ * The todos a sent digest lists (their reminder rows point at its message), in their state
+ * now: done, snoozed (their due date moved on), or open.
+ */
+async function listedIn(deps: JobDeps, channel: string, ts: string): Promise<DigestTodo[]> {
+  const { rows } = await sql<DueTodo & { done: boolean; period: string }>`
+    select t.id, t.title, t.priority, t.due_on::text as due_on, t.source_url, t.done, p.period,
+           b.ref_prefix || '-' || c.number as card_ref, c.title as card_title
+    from slack_posts p
+    join todos t on t.id = p.subject_id
+    left join cards c on c.id = t.card_id
+    left join boards b on b.id = c.board_id
+    where p.kind = 'todo_reminder' and p.state = 'sent' and p.channel_id = ${channel} and p.message_ts = ${ts}`.execute(deps.db);
+  return rows.map((r) => ({ ...asDigestTodo(r), due_on: r.due_on, done: r.done, snoozed: !r.done && r.due_on !== r.period }));
+}
+
+/**
+ * Sends one member's due reminders, at most once per todo and due date (each todo's own
+ * `todo_reminder` claim), in one direct message per member and local day (the `todo_digest`
+ * claim, subject the member, period the day):
+ *
+ * - the day's first: the digest is posted with the claimed todos, and both kinds of rows are
+ *   recorded sent in one statement with its channel and ts;
+ * - later that day (a todo created or re-dated to today after the digest went out): the
+ *   digest message is updated in place to list it too (chat.update, safe to repeat), and its
+ *   row records the digest's ts; still one message per day;
+ * - a digest another worker holds, or one Slack refused: the todos are handed back untried
+ *   and come with it on a later sweep.
+ */
+export async function sendDigest(sweep: SlackSweep, digest: MemberDigest, result: JobResult): Promise<void> {
+  const { deps, slack } = sweep;
+  const todoClaims = await claimPosts(deps.db, 'todo_reminder', digest.orgId, digest.todos.map((t) => ({ subjectId: t.id, period: t.due_on })), deps.clock());
+  if (todoClaims.length === 0) return;
+  const claimed = new Set(todoClaims.map((c) => c.subjectId));
+  const todos = digest.todos.filter((t) => claimed.has(t.id)).map(asDigestTodo);
+  const [digestClaim] = await claimPosts(deps.db, 'todo_digest', digest.orgId, [{ subjectId: digest.memberId, period: digest.today }], deps.clock());
+  if (digestClaim) {
+    const view = todoDigestView([...todos].sort(byUrgency), digest.today);
+    const outcome = await postOnce(sweep, {
+      claim: digestClaim,
+      channel: digest.dm,
+      message: { text: view.text, blocks: view.blocks },
+      marker: { event_type: 'tack_digest', event_payload: { member_id: digest.memberId, date: digest.today } },
+      record: (channelId, ts) => markSent(deps.db, [digestClaim, ...todoClaims].map((claim) => ({ claim, channelId, ts })), deps.clock()),
+    });
+    tally(result, outcome);
+    if (outcome === 'sent') return;
+    const row = await digestRow(deps, digest);
+    if (outcome === 'recovered') {
+      // The message found may be an earlier attempt's, without todos claimed since: list them all.
+      if (row?.channel_id && row.message_ts) await updateDigest(sweep, digest, row.channel_id, row.message_ts).catch(() => {});
+    } else {
+      await handBack(deps, todoClaims, row);
+    }
+    return;
+  }
+  const row = await digestRow(deps, digest);
+  if (row?.state !== 'sent' || !row.channel_id || !row.message_ts) {
+    await handBack(deps, todoClaims, row);
+    return;
+  }
+  try {
+    await markSent(deps.db, todoClaims.map((claim) => ({ claim, channelId: row.channel_id!, ts: row.message_ts! })), deps.clock());
+    await updateDigest(sweep, digest, row.channel_id, row.message_ts);
+    result.sent++;
+  } catch (err) {
+    // Recorded but not shown yet: the message is updated with them at the next change that day.
+    deps.log.warn({ job: 'todo-reminders', member: digest.memberId, err: (err as Error).message }, "could not add todos to the day's reminder");
+    result.failed++;
+  }
+}
+
+function digestRow(deps: JobDeps, digest: MemberDigest) {
+  return deps.db
+    .selectFrom('slack_posts')
+    .select(['state', 'channel_id', 'message_ts', 'lease_until', 'last_error'])
+    .where('kind', '=', 'todo_digest')
+    .where('subject_id', '=', digest.memberId)
+    .where('period', '=', digest.today)
+    .executeTakeFirst();
+}
+
+/** The digest message again, listing every todo recorded in it, each in its state now. */
+async function updateDigest(sweep: SlackSweep, digest: MemberDigest, channel: string, ts: string): Promise<void> {
+  const todos = await listedIn(sweep.deps, channel, ts);
+  const view = todoDigestView(todos.sort(byUrgency), digest.today);
+  await (sweep.slack as WebClient).chat.update({ channel, ts, text: view.text, blocks: view.blocks });
+}
+
+/**
+ * Todos claimed for a digest that did not go out: due again when the digest is (its lease,
+ * which its backoff or Slack's Retry-After set), their attempt given back; given up with it
+ * once the digest is.
+ */
+async function handBack(deps: JobDeps, claims: Claim[], digestRow: { state: string; lease_until: string | null; last_error: string | null } | undefined): Promise<void> {
+  const now = deps.clock();
+  const error = `the day's reminder did not go out${digestRow?.last_error ? `: ${digestRow.last_error}` : ''}`;
+  if (digestRow?.state === 'failed') {
+    await markGivenUp(deps.db, claims, error, now);
+    return;
+  }
+  // Another worker posting the digest right now holds a lease of minutes but is done in a
+  // moment: look again within a minute, to join its message then.
+  const soon = now.getTime() + 60_000;
+  const retryAt = new Date(digestRow?.lease_until ? Math.min(new Date(digestRow.lease_until).getTime(), digestRow.state === 'sending' ? soon : Infinity) : now.getTime());
+  for (const claim of claims) await markNotSent(deps.db, claim, { mayBePosted: false, error, now, retryAt, notAttempted: true });
+}

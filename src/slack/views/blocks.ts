@@ -1,0 +1,105 @@
+import type { types } from '@slack/bolt';
+import type { SlackReply } from '../command-context.js';
+
+/**
+ * The Block Kit pieces every view is built from, and Slack's published limits they keep to
+ * (Block Kit reference): at most 50 blocks in a message and 100 in a modal or Home tab; a
+ * section's text at most 3000 characters, a field 2000, a header 150, a button's text 75,
+ * an option's text 75, a modal's title 24. Every view stays inside them, and a list or body
+ * cut short says how much it left out.
+ */
+export const MAX_BLOCKS = 50;
+export const MAX_VIEW_BLOCKS = 100;
+export const SECTION_TEXT_MAX = 3000;
+export const FIELD_TEXT_MAX = 2000;
+export const HEADER_TEXT_MAX = 150;
+export const BUTTON_TEXT_MAX = 75;
+export const OPTION_TEXT_MAX = 75;
+export const CONTEXT_TEXT_MAX = 2000;
+// The fallback `text` is what notifications show; no longer than a section.
+const MESSAGE_TEXT_MAX = 3000;
+
+/** Text a user typed, made safe for mrkdwn: Slack's control characters are &, < and >. */
+export function escapeText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** At most `max` characters, ending in … when cut; never half an escape (`&am`) or half a surrogate pair. */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let cut = text.slice(0, max - 1);
+  if (/[\ud800-\udbff]$/.test(cut)) cut = cut.slice(0, -1);
+  cut = cut.replace(/&[a-z]{0,3}$/, '');
+  return `${cut}…`;
+}
+
+/** Plain text (Slack shows it as typed, so nothing is escaped), cut to `max`. */
+export function plain(text: string, max = HEADER_TEXT_MAX): types.PlainTextElement {
+  return { type: 'plain_text', text: clip(text, max), emoji: true };
+}
+
+export function button(text: string, actionId: string, value: string, style?: 'primary' | 'danger'): types.Button {
+  return { type: 'button', text: plain(text, BUTTON_TEXT_MAX), action_id: actionId, value, ...(style ? { style } : {}) };
+}
+
+export function mrkdwn(text: string, max = SECTION_TEXT_MAX): types.MrkdwnElement {
+  return { type: 'mrkdwn', text: clip(text, max) };
+}
+
+export function field(text: string): types.MrkdwnElement {
+  return mrkdwn(text, FIELD_TEXT_MAX);
+}
+
+export function section(text: string, blockId?: string): types.SectionBlock {
+  return { type: 'section', ...(blockId ? { block_id: blockId } : {}), text: mrkdwn(text) };
+}
+
+export function context(text: string, blockId?: string): types.ContextBlock {
+  return { type: 'context', ...(blockId ? { block_id: blockId } : {}), elements: [mrkdwn(text, CONTEXT_TEXT_MAX)] };
+}
+
+export function header(text: string): types.HeaderBlock {
+  return { type: 'header', text: plain(text) };
+}
+
+export function option(text: string, value: string): types.PlainTextOption {
+  return { text: plain(text, OPTION_TEXT_MAX), value };
+}
+
+/**
+ * A message: `text` is its fallback (notifications, screen readers), which Slack reads as
+ * mrkdwn too, so it is given as plain words and escaped here: a milestone named
+ * `<!channel>` never pings anyone. Blocks escape what users wrote where they build mrkdwn.
+ */
+export function message(text: string, blocks?: types.KnownBlock[]): SlackReply {
+  const short = clip(escapeText(text), MESSAGE_TEXT_MAX);
+  return blocks ? { text: short, blocks: blocks.slice(0, MAX_BLOCKS) } : { text: short };
+}
+
+export function ephemeral(text: string, blocks?: types.KnownBlock[]): SlackReply {
+  return { response_type: 'ephemeral', ...message(text, blocks) };
+}
+
+/** A plain ephemeral message (usage, errors, how to link); any `<`, `>` or `&` in it shows as is. */
+export function messageView(text: string): SlackReply {
+  return ephemeral(text);
+}
+
+export function ratio(done: number | undefined, total: number | undefined): string {
+  return `${done ?? 0} / ${total ?? 0}`;
+}
+
+/** How many a list left out: exact, or "N+" when the page it came from was itself cut. */
+export function moreLine(left: number, truncated: boolean): string {
+  return `…and ${left}${truncated ? '+' : ''} more.`;
+}
+
+/**
+ * A mrkdwn link `<url|text>`. The URL may come from a person too (a todo's `source_url`):
+ * its `<`, `>` and `|` are percent-encoded and `&` escaped, so neither part can end the link
+ * early or start a mention; the text is escaped, its `|` shown as `¦`.
+ */
+export function link(url: string, text: string): string {
+  const safeUrl = url.replace(/[<>|\s]/g, (ch) => encodeURIComponent(ch)).replace(/&/g, '&amp;');
+  return `<${safeUrl}|${escapeText(text).replace(/\|/g, '¦')}>`;
+}

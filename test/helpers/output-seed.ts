@@ -1,0 +1,91 @@
+import type { TestDatabase } from './database.js';
+
+/**
+ * A small database where every id, time and text is fixed, so the reads' JSON can be
+ * compared byte for byte across versions of tack. Texts carry what JSON must escape (quotes,
+ * backslashes, newlines, control characters, `</script>`, non-ASCII, emoji); timestamps
+ * carry microseconds.
+ */
+export async function seedForOutput(database: TestDatabase, tokenHash: string): Promise<void> {
+  const q = (text: string, params: unknown[] = []) => database.query(text, params);
+  const t0 = `timestamptz '2026-01-05 08:00:00.123456+00'`;
+  const odd = `'He said "hi" \\\\ back' || chr(10) || 'line ' || chr(9) || 'tab ' || chr(1) || ' </script> é ü 日本 🎉'`;
+  await q(`insert into organizations (id, slug, name, created_at) values ('org_out', 'default', 'Dé "fault"', ${t0})`);
+  await q(
+    `insert into members (id, org_id, name, email, role, slack_user_id, tz, created_at, updated_at) values
+     ('mem_owner', 'org_out', 'Owner Ö', 'owner@example.com', 'owner', 'U0OWNER', 'Europe/Berlin', ${t0}, ${t0}),
+     ('mem_b', 'org_out', ${odd}, null, 'member', null, null, ${t0} + interval '1 second', ${t0} + interval '1 second'),
+     ('mem_c', 'org_out', 'Viewer', 'viewer@example.com', 'viewer', 'U0VIEW', 'Asia/Kolkata', ${t0} + interval '2.876543 seconds', ${t0})`,
+  );
+  await q(
+    `insert into tokens (id, org_id, member_id, created_by, name, token_hash, hint, scopes, agent, expires_at, created_at) values
+     ('tok_owner', 'org_out', 'mem_owner', 'mem_owner', 'owner token', $1, 'tack_live_AAAA…', '{read,write,config:write}', false, null, ${t0}),
+     ('tok_agent', 'org_out', 'mem_b', 'mem_owner', ${odd}, md5('agent'), 'tack_live_BBBB…', '{read}', true, ${t0} + interval '30 days', ${t0} + interval '1.000001 seconds'),
+     ('tok_old', 'org_out', 'mem_c', 'mem_owner', 'old', md5('old'), 'tack_live_CCCC…', '{read,write}', false, null, ${t0} + interval '2 seconds')`,
+    [tokenHash],
+  );
+  await q(
+    `insert into boards (id, org_id, name, slug, ref_prefix, gated, next_ref, created_at, updated_at) values
+     ('brd_a', 'org_out', 'Alpha ${'$'}', 'alpha', 'ALP', true, 41, ${t0}, ${t0}),
+     ('brd_b', 'org_out', ${odd}, 'beta', 'BET', false, 41, ${t0} + interval '0.5 seconds', ${t0} + interval '3 seconds')`,
+  );
+  await q(
+    `insert into milestones (id, org_id, ref, name, kind, ends_on, created_at, updated_at) values
+     ('ms_1', 'org_out', 'M1', 'First', 'sprint', '2026-03-01', ${t0}, ${t0}),
+     ('ms_2', 'org_out', 'Ship-2.0', ${odd}, 'deadline', null, ${t0} + interval '0.000001 seconds', ${t0})`,
+  );
+  await q(
+    `insert into cards (id, org_id, board_id, number, title, workflow_status, due_on, milestone_id, created_at, updated_at)
+     select 'crd_' || lpad(g::text, 3, '0'), 'org_out', case when g % 3 = 0 then 'brd_b' else 'brd_a' end, g,
+            case when g % 7 = 0 then ${odd} else 'Card ' || g end,
+            (array['backlog','in_progress','in_review','done'])[1 + g % 4],
+            case when g % 2 = 0 then date '2026-02-01' + g end,
+            case when g % 5 = 0 then 'ms_1' when g % 5 = 1 then 'ms_2' end,
+            ${t0} + make_interval(secs => g * 1.25), ${t0} + make_interval(secs => g * 2.000001)
+     from generate_series(1, 40) g`,
+  );
+  await q(
+    `insert into criteria (id, org_id, card_id, position, title, done, created_at, updated_at)
+     select 'crit_' || g || '_' || k, 'org_out', 'crd_' || lpad(g::text, 3, '0'), k, case when k = 2 then ${odd} else 'Criterion ' || k end,
+            (g + k) % 3 = 0, ${t0} + make_interval(secs => k), ${t0}
+     from generate_series(1, 40) g, generate_series(1, 3) k where g % 4 <> 0`,
+  );
+  await q(
+    `insert into card_assignees (card_id, member_id, position)
+     select 'crd_' || lpad(g::text, 3, '0'), case when g % 2 = 0 then 'mem_owner' else 'mem_b' end, 0 from generate_series(1, 40) g where g % 3 <> 0
+     union all
+     select 'crd_' || lpad(g::text, 3, '0'), 'mem_c', 1 from generate_series(1, 40) g where g % 5 = 0`,
+  );
+  await q(
+    `insert into todos (id, member_id, org_id, title, priority, due_on, card_id, criterion_id, done, done_at, created_at, updated_at)
+     select 'todo_' || lpad(g::text, 3, '0'), 'mem_owner', case when g % 6 = 0 then null else 'org_out' end,
+            case when g % 7 = 0 then ${odd} else 'Todo ' || g end, (array['urgent','high','medium','low'])[1 + g % 4],
+            case when g % 5 <> 0 then date '2026-02-10' + (g % 11) - 5 end,
+            case when g % 4 = 0 then 'crd_' || lpad(g::text, 3, '0') end, null,
+            g % 3 = 0, case when g % 3 = 0 then ${t0} + make_interval(secs => g * 3) end,
+            ${t0} + make_interval(secs => g * 0.75), ${t0}
+     from generate_series(1, 30) g`,
+  );
+  await q(
+    `insert into snippets (id, org_id, created_by, type, name, slug, category, tags, visibility, version, body, created_at, updated_at)
+     select 'snp_' || lpad(g::text, 3, '0'), 'org_out', case when g % 4 = 0 then 'mem_b' else 'mem_owner' end,
+            (array['html','sql','json','txt'])[1 + g % 4], case when g % 7 = 0 then ${odd} else 'Snippet ' || g end, 'snippet-' || g,
+            case when g % 3 = 0 then null else 'cat/' || (g % 5) end,
+            case when g % 2 = 0 then array['alpha', 't' || (g % 3)] else '{}' end,
+            case when g % 8 = 0 or g % 9 = 0 then 'private' else 'team' end, 1 + g % 2,
+            case when g % 5 = 0 then ${odd} else 'select * from things where id = ' || g || ';' end,
+            ${t0} + make_interval(secs => g + 0.876543), ${t0} + make_interval(secs => g * 1.5 + 0.000001)
+     from generate_series(1, 30) g`,
+  );
+  await q(
+    `insert into snippet_versions (snippet_id, version, org_id, created_by, name, category, tags, body, created_at)
+     select s.id, v, s.org_id, s.created_by, s.name || ' v' || v, s.category, s.tags, s.body || ' -- v' || v, ${t0} + make_interval(secs => v)
+     from snippets s, generate_series(1, 2) v where v <= s.version`,
+  );
+  await q(
+    `insert into snippet_links (link, snippet_id, org_id, revoked_at)
+     select 'link' || lpad(g::text, 40, '0'), 'snp_' || lpad(g::text, 3, '0'), 'org_out', null from generate_series(1, 30) g where g % 10 <> 0
+     union all select 'old' || lpad(g::text, 40, '0'), 'snp_' || lpad(g::text, 3, '0'), 'org_out', ${t0} from generate_series(1, 30) g where g % 3 = 0`,
+  );
+  await q('analyze');
+}
