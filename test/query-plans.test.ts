@@ -34,7 +34,7 @@ const INDEXED_TABLES = new Set([
  * database (100,000 todos and slack_posts), where the same generic plans probe the indexes.
  */
 const EXPECTED_SEQ_SCANS: { table: string; sql: RegExp; why: string }[] = [
-  ...['todos', 'slack_posts', 'slack_subscriptions'].map((table) => ({
+  ...['todos', 'members', 'slack_posts', 'slack_subscriptions'].map((table) => ({
     table,
     sql: /jsonb_to_recordset\(/,
     why: 'a batch the jobs claim or record, which the planner takes for 100 rows: against a few thousand it hashes the table; at 100,000 it probes the primary key',
