@@ -1,6 +1,5 @@
-import { isoDate } from '../src/domain/fields.js';
+import { dueDate } from '../src/domain/todo-due.js';
 import { PRIORITIES, type Priority } from '../src/domain/vocabulary.js';
-import { localToday } from '../src/domain/todo-due.js';
 import { UsageError, type CommandHandler } from '../src/slack/command-context.js';
 import { openTodosThisWeek } from '../src/slack/todo-list.js';
 import { todoModalView } from '../src/slack/views/todo-modal.js';
@@ -13,7 +12,8 @@ export const TODO_USAGE = [
   '`/todo done <id>`: complete a todo',
 ].join('\n');
 
-export type Due = { kind: 'date'; date: string } | { kind: 'today' } | { kind: 'tomorrow' };
+/** `YYYY-MM-DD`, `today` or `tomorrow`: createTodo reads the words in the member's time zone, as on every face. */
+export type Due = string;
 
 export type TodoCommand =
   | { kind: 'list' }
@@ -27,9 +27,7 @@ const DUE = /^due:(.*)$/i;
 
 function parseDue(value: string): Due {
   const v = value.toLowerCase();
-  if (v === 'today') return { kind: 'today' };
-  if (v === 'tomorrow') return { kind: 'tomorrow' };
-  if (isoDate.safeParse(value).success) return { kind: 'date', date: value };
+  if (dueDate.safeParse(v).success) return v;
   throw new UsageError(TODO_USAGE, `"due:${value}" is not a date: use due:YYYY-MM-DD, due:today or due:tomorrow.`);
 }
 
@@ -71,15 +69,6 @@ export function parseTodoCommand(text: string): TodoCommand {
   throw new UsageError(TODO_USAGE, `Unknown action "${verb}".`);
 }
 
-/**
- * The calendar date of `due`, `YYYY-MM-DD`, in the member's own time zone (UTC when they set
- * none): the zone `/v1` reads `due=today|week` and reminders in, so "today" means one day.
- */
-export function resolveDue(due: Due, now: Date, timeZone: string | null): string {
-  if (due.kind === 'date') return due.date;
-  return localToday(now, timeZone, due.kind === 'tomorrow' ? 1 : 0);
-}
-
 export const todoCommand: CommandHandler = async (text, ctx) => {
   const cmd = parseTodoCommand(text);
   switch (cmd.kind) {
@@ -90,7 +79,7 @@ export const todoCommand: CommandHandler = async (text, ctx) => {
     case 'add': {
       const input: Record<string, unknown> = { title: cmd.title };
       if (cmd.priority) input.priority = cmd.priority;
-      if (cmd.due) input.due_on = resolveDue(cmd.due, ctx.now, ctx.member.tz);
+      if (cmd.due) input.due_on = cmd.due;
       const todo = await ctx.call('createTodo', input);
       return todoCreatedView(todo);
     }

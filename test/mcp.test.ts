@@ -151,7 +151,7 @@ describe.each(transports)('over %s', (_name, connect) => {
     const missing = (await client.callTool({ name: 'revokeToken', arguments: { id: 'tok_missing' } })) as CallToolResult;
     expect(missing.isError).toBe(true);
     expect(missing.structuredContent).toBeUndefined();
-    expect(text(missing)).toMatch(/^token_not_found: No token with that identifier\.\nrequest_id: req_[0-9a-f]+$/);
+    expect(text(missing)).toMatch(/^token_not_found: No token with the identifier "tok_missing"\.\nrequest_id: req_[0-9a-f]+$/);
   });
 
   it('validates input exactly as /v1 does', async () => {
@@ -163,7 +163,7 @@ describe.each(transports)('over %s', (_name, connect) => {
     expect(result.isError).toBe(true);
     expect(result._meta?.['tack/error']).toMatchObject({ code: 'validation_failed', http_status: 422, errors: api.body.errors });
     expect(errorText(result)).toBe(
-      ['validation_failed: Some fields are not valid.', ...api.body.errors.map((e: { field: string; code: string; message: string }) => `- ${e.field}: ${e.message} (${e.code})`)].join('\n'),
+      [`validation_failed: ${api.body.user_message}`, ...api.body.errors.map((e: { code: string; message: string }) => `- ${e.message} (${e.code})`)].join('\n'),
     );
   });
 
@@ -214,7 +214,7 @@ describe.each(transports)('arguments over %s', (_name, connect) => {
     expect(result._meta?.['tack/error']).toMatchObject({
       code: 'validation_failed',
       http_status: 422,
-      errors: [{ field: 'scope', code: 'unknown_field', message: 'is not an argument of createToken; it takes name, scopes, agent, member_id, expires_at, idempotency_key' }],
+      errors: [{ field: 'scope', code: 'unknown_field', message: 'scope is not an argument of createToken; did you mean scopes? It takes name, scopes, agent, member_id, expires_at, idempotency_key.' }],
     });
     expect(await tokenNames()).not.toContain(name);
 
@@ -224,7 +224,7 @@ describe.each(transports)('arguments over %s', (_name, connect) => {
     const card = await t.api('POST', '/v1/cards', { body: { board: board.body.id, title: 'Guess' } });
     const guessed = (await client.callTool({ name: 'moveCard', arguments: { id: card.body.id, status: 'done' } })) as CallToolResult;
     expect(guessed.isError).toBe(true);
-    expect(errorText(guessed)).toContain('- status: is not an argument of moveCard; it takes id, workflow_status');
+    expect(errorText(guessed)).toContain('status is not an argument of moveCard; did you mean workflow_status? It takes id, workflow_status');
     expect((await t.api('GET', `/v1/cards/${card.body.id}`)).body.workflow_status).toBe('backlog');
 
     const read = (await client.callTool({ name: 'getMe', arguments: { idempotency_key: 'k1' } })) as CallToolResult;

@@ -1,6 +1,9 @@
+import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../src/operations/index.js';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import { checkAnswer } from './helpers/openapi-conformance.js';
+import { answered, startTestServer, type TestServer } from './helpers/server.js';
+import { signIn } from './helpers/web.js';
 
 let t: TestServer;
 // A parsed JSON document walked by path; typing all of OpenAPI here would add nothing.
@@ -15,13 +18,17 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+const entryOf = (op: { path: string; method: string }) => doc.paths[op.path][op.method.toLowerCase()];
+const deref = (node: any) => (node?.$ref ? node.$ref.split('/').slice(1).reduce((n: any, k: string) => n[k], doc) : node);
 
 describe('GET /v1/openapi.json', () => {
-  it('is OpenAPI 3.1 and needs no token', () => {
+  it('is OpenAPI 3.1, needs no token, and names its license and contact', () => {
     expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
     expect(doc.info.title).toEqual(expect.any(String));
     expect(doc.info.version).toEqual(expect.any(String));
-    expect(doc.servers).toEqual([{ url: '/v1' }]);
+    expect(doc.info.license.name).toEqual(expect.any(String));
+    expect(doc.info.contact.name).toEqual(expect.any(String));
+    expect(doc.servers).toEqual([expect.objectContaining({ url: '/v1' })]);
   });
 
   it('has exactly one operationId per operation in the table, at its method and path', () => {
@@ -33,24 +40,226 @@ describe('GET /v1/openapi.json', () => {
         found.push(op.operationId!);
       }
     }
+    expect(new Set(found).size).toBe(found.length);
     expect(found.sort()).toEqual(operations.map((op) => op.name).sort());
-    for (const op of operations) {
-      const entry = doc.paths[op.path]?.[op.method.toLowerCase()];
-      expect(entry?.operationId, `${op.method} ${op.path}`).toBe(op.name);
-    }
+    for (const op of operations) expect(entryOf(op)?.operationId, `${op.method} ${op.path}`).toBe(op.name);
   });
 
-  it('describes each operation with its parameters and success status', () => {
+  it('describes each operation with its parameters, body, declared tag and success', () => {
+    const tags = new Map(doc.tags.map((tag: { name: string; description: string }) => [tag.name, tag.description]));
     for (const op of operations) {
-      const entry = doc.paths[op.path][op.method.toLowerCase()];
+      const entry = entryOf(op);
       expect(Object.keys(entry.responses), op.name).toContain(String(op.status));
       const inPath = (entry.parameters ?? []).filter((p: { in: string }) => p.in === 'path').map((p: { name: string }) => p.name);
       expect(inPath.sort(), op.name).toEqual([...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort());
       if (op.body) expect(entry.requestBody?.content?.['application/json'], op.name).toBeDefined();
+      for (const tag of entry.tags) expect(tags.get(tag), `${op.name}: tag ${tag}`).toEqual(expect.stringMatching(/\w/));
+      for (const [status, response] of Object.entries<any>(entry.responses)) {
+        const description = deref(response).description as string;
+        expect(description, `${op.name} ${status}`).toMatch(/\w{3}/);
+        expect(description, `${op.name} ${status}`).not.toMatch(/^Default Response$/i);
+      }
     }
+  });
+
+  it('declares every error status each operation can answer, all with the one Error schema', () => {
+    expect(doc.components.schemas.Error.required).toEqual(['code', 'http_status', 'user_message', 'request_id']);
+    expect(doc.components.schemas.Error.properties.errors.items).toEqual({ $ref: '#/components/schemas/FieldError' });
+    for (const op of operations) {
+      const statuses = Object.keys(entryOf(op).responses).map(Number);
+      const expected = [400, 401, 403, 422, 429, 500, 503];
+      if (op.params) expected.push(404);
+      if (!op.readOnly) expected.push(409, 413, 415);
+      for (const status of expected) expect(statuses, `${op.name} answers ${status}`).toContain(status);
+      for (const status of statuses.filter((s) => s >= 400)) {
+        const response = deref(entryOf(op).responses[status]);
+        expect(response.content['application/json'].schema.allOf, `${op.name} ${status}`).toEqual([{ $ref: '#/components/schemas/Error' }]);
+        expect(response.headers['X-Request-Id'], `${op.name} ${status}`).toEqual({ $ref: '#/components/headers/X-Request-Id' });
+      }
+      expect(deref(entryOf(op).responses[429]).headers['Retry-After']).toBeDefined();
+      expect(deref(entryOf(op).responses[422]).content['application/json'].schema.required).toEqual(['errors']);
+    }
+  });
+
+  it('declares the headers, the Idempotency-Key on writes and the bearer scheme', () => {
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.security).toEqual([{ bearer: [] }]);
+    for (const name of ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'Idempotent-Replayed']) {
+      expect(doc.components.headers[name]?.description, name).toEqual(expect.any(String));
+    }
+    for (const op of operations) {
+      const refs = (entryOf(op).parameters ?? []).map((p: { $ref?: string }) => p.$ref);
+      expect(refs.includes('#/components/parameters/IdempotencyKey'), op.name).toBe(!op.readOnly);
+      const success = entryOf(op).responses[String(op.status)];
+      expect(Object.keys(success.headers), op.name).toEqual(
+        expect.arrayContaining(['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', ...(op.readOnly ? [] : ['Idempotent-Replayed'])]),
+      );
+    }
+    expect(doc.components.parameters.IdempotencyKey).toMatchObject({ name: 'Idempotency-Key', in: 'header', required: false });
+  });
+
+  it('writes dates as format: date and moments as format: date-time', () => {
+    const card = entryOf(operations.find((op) => op.name === 'getCard')!).responses['200'].content['application/json'].schema;
+    expect(card.properties.due_on).toEqual({ type: ['string', 'null'], format: 'date' });
+    expect(card.properties.created_at).toEqual({ type: 'string', format: 'date-time' });
+    const milestone = entryOf(operations.find((op) => op.name === 'createMilestone')!).requestBody.content['application/json'].schema;
+    expect(milestone.properties.ends_on).toEqual({ type: 'string', format: 'date' });
+    const todo = entryOf(operations.find((op) => op.name === 'createTodo')!).requestBody.content['application/json'].schema;
+    expect(todo.properties.due_on.anyOf).toEqual([{ format: 'date' }, { enum: ['today', 'tomorrow'] }]);
   });
 
   it('leaves out the routes that are not operations', () => {
     for (const path of Object.keys(doc.paths)) expect(['/healthz', '/readyz', '/openapi.json', '/v1/openapi.json']).not.toContain(path);
+  });
+
+  it("passes Redocly's recommended rules without an error or a warning", async () => {
+    const config = await createConfig({ extends: ['recommended'] });
+    const problems = await lintFromString({ source: JSON.stringify(doc), absoluteRef: 'openapi.json', config });
+    expect(problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer ?? ''}`)).toEqual([]);
+  }, 60_000);
+});
+
+describe('the conformance check', () => {
+  const base = { method: 'GET', url: '/v1/cards/ENG-1' };
+  const headers = (more: Record<string, string> = {}) => new Headers({ 'content-type': 'application/json', 'x-request-id': 'req_0123456789abcdef01234567', ...more });
+  const error = (status: number, extra: object = {}) =>
+    JSON.stringify({ code: 'x', http_status: status, user_message: 'No.', request_id: 'req_0123456789abcdef01234567', ...extra });
+
+  it('accepts an answer the document describes', () => {
+    expect(checkAnswer({ ...base, status: 404, headers: headers(), text: error(404) }).problems).toEqual([]);
+  });
+
+  it('finds a status, a body or a header the document does not describe', () => {
+    const problems = (status: number, text: string, h = headers()) => checkAnswer({ ...base, status, headers: h, text }).problems;
+    expect(problems(418, error(418))).toEqual([expect.stringContaining('does not declare 418')]);
+    expect(problems(409, error(409))).toEqual([expect.stringContaining('does not declare 409')]);
+    expect(problems(404, error(403))).toEqual([expect.stringContaining('does not match')]);
+    expect(problems(404, JSON.stringify({ code: 'x' }))).toEqual([expect.stringContaining('does not match')]);
+    expect(problems(422, error(422))).toEqual([expect.stringContaining('does not match')]);
+    expect(problems(200, JSON.stringify({ id: 'crd_1' }))).toEqual([expect.stringContaining('does not match')]);
+    expect(problems(404, error(404), new Headers({ 'content-type': 'application/json' }))).toEqual([expect.stringContaining('x-request-id is missing')]);
+    expect(problems(404, error(404), headers({ 'idempotent-replayed': 'true' }))).toEqual([expect.stringContaining('idempotent-replayed is sent but not declared')]);
+    expect(problems(404, error(404), headers({ 'ratelimit-remaining': 'many' }))).toEqual([expect.stringContaining('ratelimit-remaining')]);
+  });
+
+  it('checks nothing for a request that addresses no operation', () => {
+    expect(checkAnswer({ method: 'GET', url: '/healthz', status: 200, headers: new Headers(), text: '{}' })).toEqual({ problems: [] });
+  });
+});
+
+describe('replaying traffic against the document', () => {
+  const json = { 'content-type': 'application/json' };
+
+  it('every operation answers as documented, successes and errors alike', async () => {
+    const api = t.api;
+    const ok = async (method: string, path: string, body?: unknown, headers?: Record<string, string>) => {
+      const res = await api(method, path, { body, headers });
+      expect(res.status, `${method} ${path}: ${res.text.slice(0, 300)}`).toBeLessThan(300);
+      return res.body;
+    };
+    // Successes: every operation once (the client checks each answer against the document).
+    const me = await ok('GET', '/v1/me');
+    await ok('GET', '/v1/members?limit=1');
+    const member = await ok('POST', '/v1/members', { name: 'Replay', email: 'replay@example.com', tz: 'Europe/Berlin' });
+    await ok('PATCH', `/v1/members/${member.id}`, { name: 'Replayed' });
+    const token = await ok('POST', '/v1/tokens', { name: 'replay', scopes: ['read'] });
+    await ok('GET', '/v1/tokens');
+    const snippet = await ok('POST', '/v1/snippets', { type: 'txt', name: 'Replay', body: 'one' });
+    await ok('GET', '/v1/snippets?q=replay');
+    await ok('GET', `/v1/snippets/${snippet.id}`);
+    await ok('PATCH', `/v1/snippets/${snippet.id}`, { body: 'two' }, { 'idempotency-key': 'replay-snippet' });
+    await ok('PATCH', `/v1/snippets/${snippet.id}`, { body: 'two' }, { 'idempotency-key': 'replay-snippet' });
+    await ok('GET', `/v1/snippets/${snippet.id}/versions`);
+    await ok('GET', `/v1/snippets/${snippet.id}/versions/1`);
+    await ok('POST', `/v1/snippets/${snippet.id}/link`);
+    const board = await ok('POST', '/v1/boards', { name: 'Replay', slug: 'replay', ref_prefix: 'RPL', gated: true });
+    await ok('GET', '/v1/boards');
+    await ok('GET', `/v1/boards/${board.slug}`);
+    await ok('PATCH', `/v1/boards/${board.slug}`, { name: 'Replay board' });
+    const spare = await ok('POST', '/v1/boards', { name: 'Spare' });
+    await ok('DELETE', `/v1/boards/${spare.id}`);
+    const milestone = await ok('POST', '/v1/milestones', { ref: 'R1', name: 'Replay', ends_on: '2031-01-31' });
+    await ok('GET', '/v1/milestones');
+    await ok('GET', `/v1/milestones/${milestone.ref}`);
+    await ok('GET', `/v1/milestones/${milestone.ref}/status`);
+    const other = await ok('POST', '/v1/milestones', { ref: 'R2', name: 'Other' });
+    await ok('PATCH', `/v1/milestones/${other.ref}`, { ends_on: '2031-02-28' });
+    await ok('DELETE', `/v1/milestones/${other.ref}`);
+    const card = await ok('POST', '/v1/cards', { board: 'replay', title: 'Replay', due_on: 'tomorrow', milestone: 'R1', criteria: ['a'] });
+    await ok('GET', '/v1/cards?board=replay');
+    await ok('GET', `/v1/cards/${card.ref}`);
+    await ok('GET', `/v1/cards/${card.ref}/moves`);
+    await ok('PATCH', `/v1/cards/${card.ref}`, { workflow_status: 'in_progress', due_on: null });
+    const criteria = await ok('GET', `/v1/cards/${card.ref}/criteria`);
+    const second = await ok('POST', `/v1/cards/${card.ref}/criteria`, { title: 'b' });
+    await ok('PATCH', `/v1/cards/${card.ref}/criteria/${criteria.data[0].id}`, { done: true, position: 1 });
+    await ok('DELETE', `/v1/cards/${card.ref}/criteria/${second.id}`);
+    const todo = await ok('POST', '/v1/todos', { title: 'Replay', due_on: 'today' });
+    await ok('GET', '/v1/todos?due=week&done=false');
+    await ok('POST', `/v1/todos/${todo.id}/done`);
+    await ok('POST', `/v1/todos/${todo.id}/reopen`);
+    await ok('PATCH', `/v1/todos/${todo.id}`, { title: 'Replayed', due_on: 'tomorrow' });
+    await ok('DELETE', `/v1/todos/${todo.id}`);
+    await signIn(t);
+    const sessions = await ok('GET', '/v1/sessions');
+    await ok('DELETE', `/v1/sessions/${sessions.data[0].id}`);
+    await ok('DELETE', `/v1/cards/${card.id}`);
+    await ok('DELETE', `/v1/snippets/${snippet.id}`);
+    await ok('DELETE', `/v1/tokens/${token.id}`);
+    const job = await api('POST', '/v1/jobs/todo-reminders/run');
+    expect([200, 503], job.text).toContain(job.status);
+
+    // Errors the suite provokes, each answered as documented.
+    const reader = (await ok('POST', '/v1/tokens', { name: 'reader', scopes: ['read'] })).token as string;
+    const errors: [number, Promise<{ status: number }>][] = [
+      [400, api('POST', '/v1/tokens', { raw: '{', headers: json })],
+      [400, api('GET', '/v1/members?cursor=garbage')],
+      [401, api('GET', '/v1/me', { token: null })],
+      [401, api('POST', '/v1/cards', { token: 'tack_live_nope', body: {} })],
+      [403, api('POST', '/v1/boards', { token: reader, body: { name: 'No' } })],
+      [404, api('GET', '/v1/cards/NOPE-1')],
+      [404, api('DELETE', '/v1/tokens/tok_missing')],
+      [404, api('GET', '/v1/snippets/snp_missing/versions/1')],
+      [409, api('POST', '/v1/boards', { body: { name: 'Again', slug: 'replay' } })],
+      [409, api('PATCH', `/v1/members/${member.id}`, { body: { name: 'Other' }, headers: { 'idempotency-key': 'replay-member' } }).then(() =>
+        api('PATCH', `/v1/members/${member.id}`, { body: { name: 'Different' }, headers: { 'idempotency-key': 'replay-member' } }),
+      )],
+      [413, api('POST', '/v1/snippets', { raw: JSON.stringify({ type: 'txt', name: 'big', body: 'x'.repeat(5 * 1024 * 1024) }), headers: json })],
+      [415, api('POST', '/v1/todos', { raw: 'title=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } })],
+      [422, api('GET', '/v1/members?limit=1e2')],
+      [422, api('GET', '/v1/me?unknown=1')],
+      [422, api('PATCH', `/v1/cards/${card.ref}`, { body: { status: 'done' } })],
+      [422, api('PATCH', `/v1/boards/${board.id}`, { body: {} })],
+      [422, api('GET', '/v1/cards/%00')],
+      [431, api('GET', `/v1/tokens?cursor=${'a'.repeat(100_000)}`)],
+    ];
+    for (const [status, pending] of errors) expect((await pending).status).toBe(status);
+    expect(me.member.id).toEqual(expect.any(String));
+
+    await t.api('GET', '/v1/me'); // the token is cached, so the next failure is the operation's own
+    await t.database!.query('alter table boards rename to boards_gone');
+    try {
+      expect((await api('GET', '/v1/boards')).status).toBe(500);
+    } finally {
+      await t.database!.query('alter table boards_gone rename to boards');
+    }
+
+    for (const op of operations) {
+      expect([...(answered.get(op.name) ?? [])].some((s) => s < 300), `${op.name} was answered with a success and checked`).toBe(true);
+    }
+    const statuses = new Set([...answered.values()].flatMap((s) => [...s]));
+    for (const status of [200, 201, 204, 400, 401, 403, 404, 409, 413, 415, 422, 431, 500]) expect(statuses, `a ${status} was checked`).toContain(status);
+  }, 60_000);
+
+  it('429 answers as documented, with Retry-After', async () => {
+    const limited = await startTestServer({ RATE_LIMIT_PER_MINUTE: '2' });
+    try {
+      const codes: number[] = [];
+      for (let i = 0; i < 4; i++) codes.push((await limited.api('GET', '/v1/me')).status);
+      expect(codes).toContain(429);
+      expect(answered.get('getMe')).toContain(429);
+    } finally {
+      await limited.close();
+    }
   });
 });

@@ -176,6 +176,11 @@ describe('keyset pagination (contract §5)', () => {
       encode([key, 42, bound]),
       encode(['not a time', id, bound]),
       encode(['2026-13-45 99:99:99+00', id, bound]),
+      // Shaped like a timestamp, but not one Postgres would take: still the cursor's fault, not a 422 or a 500.
+      encode(['2026-02-30 10:00:00+00', id, bound]),
+      encode(['0000-01-01 00:00:00+00', id, bound]),
+      encode(['2026-01-01 00:00:00+16', id, bound]),
+      encode(['2026-01-01T00:00:00Z', id, bound]),
       encode([1234, id, bound]),
       encode(['\u0000', id, bound]),
       encode([key, 'mem_\u0000', bound]),

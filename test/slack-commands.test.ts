@@ -185,8 +185,8 @@ describe('/todo and the Done button', () => {
     expect(v1.status).toBe(422);
     const reply = await run('/todo', `add ${title}`);
     expect(reply.body.response_type).toBe('ephemeral');
-    expect(reply.body.text).toContain(v1.body.user_message);
-    expect(reply.body.text).toContain('`title`');
+    expect(reply.body.text).toBe(v1.body.user_message);
+    expect(reply.body.text).toBe('title must be at most 300 characters.');
     expect(await db().selectFrom('todos').select('id').where('title', '=', title).execute()).toEqual([]);
   });
 
@@ -370,6 +370,8 @@ describe('/snippet', () => {
     const v1 = await t.api('GET', '/v1/snippets/snp_nope');
     expect(v1.status).toBe(404);
     expect((await run('/snippet', 'snp_nope')).body).toMatchObject({ response_type: 'ephemeral', text: v1.body.user_message });
-    expect((await run('/snippet', 'no-such-slug')).body.text).toBe(v1.body.user_message);
+    const slug = await t.api('GET', '/v1/snippets/no-such-slug');
+    expect(slug.body.user_message).toBe('No snippet with the identifier "no-such-slug".');
+    expect((await run('/snippet', 'no-such-slug')).body.text).toBe(slug.body.user_message);
   });
 });

@@ -3,7 +3,8 @@ import { parseCardCommand } from '../commands/card.js';
 import { parseWorkflowStatus } from '../src/domain/vocabulary.js';
 import { parseMilestoneCommand } from '../commands/milestone.js';
 import { parseSnippetCommand } from '../commands/snippet.js';
-import { parseTodoCommand, resolveDue } from '../commands/todo.js';
+import { parseTodoCommand } from '../commands/todo.js';
+import { resolveDueDate } from '../src/domain/todo-due.js';
 import { UsageError } from '../src/slack/command-context.js';
 import { deliveryIdentity } from '../src/slack/dedupe.js';
 import { parseSlackBody } from '../src/slack/payload.js';
@@ -55,11 +56,11 @@ describe('/todo', () => {
     expect(parseTodoCommand('add Pay the rent due:2026-12-01 !urgent')).toEqual({
       kind: 'add',
       title: 'Pay the rent',
-      due: { kind: 'date', date: '2026-12-01' },
+      due: '2026-12-01',
       priority: 'urgent',
     });
-    expect(parseTodoCommand('ADD !high Ship it due:tomorrow')).toEqual({ kind: 'add', title: 'Ship it', due: { kind: 'tomorrow' }, priority: 'high' });
-    expect(parseTodoCommand('add call Bo DUE:Today !LOW')).toEqual({ kind: 'add', title: 'call Bo', due: { kind: 'today' }, priority: 'low' });
+    expect(parseTodoCommand('ADD !high Ship it due:tomorrow')).toEqual({ kind: 'add', title: 'Ship it', due: 'tomorrow', priority: 'high' });
+    expect(parseTodoCommand('add call Bo DUE:Today !LOW')).toEqual({ kind: 'add', title: 'call Bo', due: 'today', priority: 'low' });
     // Words that only look like options stay in the title.
     expect(parseTodoCommand('add fix !important bug before due date')).toEqual({ kind: 'add', title: 'fix !important bug before due date' });
   });
@@ -87,13 +88,13 @@ describe('/todo', () => {
 
   it("resolves today and tomorrow in the caller's time zone", () => {
     const now = new Date('2026-03-10T23:30:00Z');
-    expect(resolveDue({ kind: 'today' }, now, 'UTC')).toBe('2026-03-10');
-    expect(resolveDue({ kind: 'today' }, now, 'Europe/Berlin')).toBe('2026-03-11');
-    expect(resolveDue({ kind: 'tomorrow' }, now, 'Europe/Berlin')).toBe('2026-03-12');
-    expect(resolveDue({ kind: 'today' }, now, 'America/Los_Angeles')).toBe('2026-03-10');
-    expect(resolveDue({ kind: 'date', date: '2027-01-01' }, now, 'Asia/Tokyo')).toBe('2027-01-01');
+    expect(resolveDueDate('today', now, 'UTC')).toBe('2026-03-10');
+    expect(resolveDueDate('today', now, 'Europe/Berlin')).toBe('2026-03-11');
+    expect(resolveDueDate('tomorrow', now, 'Europe/Berlin')).toBe('2026-03-12');
+    expect(resolveDueDate('today', now, 'America/Los_Angeles')).toBe('2026-03-10');
+    expect(resolveDueDate('2027-01-01', now, 'Asia/Tokyo')).toBe('2027-01-01');
     // Across a DST change (Berlin springs forward on 2026-03-29).
-    expect(resolveDue({ kind: 'tomorrow' }, new Date('2026-03-28T23:30:00Z'), 'Europe/Berlin')).toBe('2026-03-30');
+    expect(resolveDueDate('tomorrow', new Date('2026-03-28T23:30:00Z'), 'Europe/Berlin')).toBe('2026-03-30');
   });
 });
 

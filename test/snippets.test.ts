@@ -317,9 +317,11 @@ describe('updateSnippet and versions', () => {
     const bad = await t.api('PATCH', `/v1/snippets/${s.id}`, { body: { name: '', tags: ['ok', 'x'.repeat(51)] } });
     expect(bad.status).toBe(422);
     expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['name', 'tags.1']);
+    // An empty PATCH changes nothing and says so, as on every resource.
     const empty = await t.api('PATCH', `/v1/snippets/${s.id}`, { body: {} });
-    expect(empty.status).toBe(200);
-    expect(empty.body.updated_at).toBe(renamed.body.updated_at);
+    expect(empty.status).toBe(422);
+    expect(empty.body.errors).toEqual([{ field: 'body', code: 'empty', message: expect.stringContaining('Give at least one field to change') }]);
+    expect((await t.api('GET', `/v1/snippets/${s.id}`)).body.updated_at).toBe(renamed.body.updated_at);
   });
 
   it('replays an idempotent update', async () => {

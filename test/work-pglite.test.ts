@@ -23,7 +23,7 @@ describe('cards, todos and milestones on PGlite', () => {
     const me = (await t.api('GET', '/v1/me')).body;
     expect((await t.api('POST', '/v1/boards', { body: { name: 'Eng', slug: 'eng', ref_prefix: 'ENG', gated: true } })).status).toBe(201);
     expect((await t.api('POST', '/v1/milestones', { body: { ref: 'M1', name: 'One' } })).status).toBe(201);
-    const clash = await t.api('POST', '/v1/boards', { body: { name: 'Eng 2', slug: 'eng-2', ref_prefix: 'eng' } });
+    const clash = await t.api('POST', '/v1/boards', { body: { name: 'Eng 2', slug: 'eng-2', ref_prefix: 'ENG' } });
     expect(clash.status).toBe(409);
     expect(clash.body.user_message).toMatch(/prefix/);
 

@@ -15,8 +15,8 @@ export function requestFor(entry: OperationEntry, input: Record<string, unknown>
     throw new ApiError({
       code: 'validation_failed',
       http_status: 422,
-      user_message: 'Some fields are not valid.',
-      errors: missing.map((f) => ({ field: f.name, code: 'invalid_type', message: 'is required' })),
+      user_message: missing.length === 1 ? `${missing[0]!.name} is required.` : `${missing.length} fields are not valid: ${missing.map((f) => f.name).join(', ')}.`,
+      errors: missing.map((f) => ({ field: f.name, code: 'required', message: `${f.name} is required.` })),
     });
   }
   const inputName = new Map(entry.fields.filter((f) => f.in === 'path').map((f) => [f.param ?? f.name, f.name]));
@@ -25,7 +25,8 @@ export function requestFor(entry: OperationEntry, input: Record<string, unknown>
   const body: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(input)) {
     if (value === undefined) continue;
-    const location = where.get(name) ?? (hasBody ? 'body' : entry.method === 'GET' ? 'query' : undefined);
+    // An unknown key goes where /v1 refuses it (422 unknown_field), never dropped.
+    const location = where.get(name) ?? (hasBody || entry.method !== 'GET' ? 'body' : 'query');
     if (location === 'query') {
       if (value === null) continue;
       query[name] = Array.isArray(value) ? value.map(String) : String(value);
@@ -33,5 +34,5 @@ export function requestFor(entry: OperationEntry, input: Record<string, unknown>
       body[name] = value;
     }
   }
-  return { method: entry.method, path, query, ...(hasBody ? { body } : {}) };
+  return { method: entry.method, path, query, ...(hasBody || Object.keys(body).length > 0 ? { body } : {}) };
 }

@@ -89,7 +89,8 @@ async function readStdinFields(input: Record<string, unknown>): Promise<Record<s
 export function cliErrorOf(err: ApiError): CliError {
   const env = err.envelope;
   const details = [
-    ...(env.errors ?? []).map((e) => `- ${e.field}: ${e.message} (${e.code})`),
+    // Each field error is a sentence naming its field; the one already said as user_message is not repeated.
+    ...(env.errors ?? []).filter((e) => e.message !== env.user_message).map((e) => `- ${e.message} (${e.code})`),
     ...(env.request_id ? [`request_id: ${env.request_id}`] : []),
   ];
   const message = env.http_status === 0 ? env.user_message : `${env.user_message} (${env.code})`;

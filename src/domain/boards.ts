@@ -5,7 +5,7 @@ import type { Ctx } from './context.js';
 import { uniqueViolation } from './db-errors.js';
 import { slugify } from './slug.js';
 import { AppError, conflict, notFound, validationFailed } from './errors.js';
-import { label, pageQuery } from './fields.js';
+import { key, label, pageQuery } from './fields.js';
 import { hasIdPrefix, newId } from './ids.js';
 import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { requireConfigWrite } from './permissions.js';
@@ -25,21 +25,18 @@ export type Board = z.infer<typeof boardSchema>;
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const PREFIX = /^[A-Z][A-Z0-9]{0,9}$/;
 
+// Patterned values are refused, never rewritten (no trimming, no change of case).
 export const boardSlug = z
   .string()
-  .trim()
-  .toLowerCase()
-  .max(64, 'must be at most 64 characters')
+  .max(64, 'must be at most 64 characters long')
   .regex(SLUG, 'must be lowercase letters, digits and single hyphens, such as eng-platform');
 
 export const refPrefix = z
   .string()
-  .trim()
-  .toUpperCase()
   .regex(PREFIX, 'must be 1 to 10 letters or digits starting with a letter, such as ENG');
 
 /** A board's id (`brd_…`) or its slug. */
-export const boardKey = z.string().trim().min(1).max(64).describe('Board id (brd_…) or slug');
+export const boardKey = key('board').describe('Board id (brd_…) or slug');
 
 export const createBoardInput = z.object({
   name: label(100),
@@ -87,7 +84,7 @@ export async function findBoard(db: Kysely<Database>, orgId: string, key: string
     .where(hasIdPrefix(key, 'brd') ? 'id' : 'slug', '=', hasIdPrefix(key, 'brd') ? key : key.toLowerCase());
   if (lock) q = q.forUpdate();
   const row = await q.executeTakeFirst();
-  if (!row) throw notFound('board');
+  if (!row) throw notFound('board', key);
   return presentBoard(row);
 }
 
@@ -139,7 +136,7 @@ export async function createBoard(ctx: Ctx, input: z.infer<typeof createBoardInp
   requireConfigWrite(ctx.principal);
   const slug = input.slug ?? slugify(input.name, 64);
   if (!SLUG.test(slug)) {
-    throw validationFailed([{ field: 'slug', code: 'required', message: 'give a slug; none can be derived from this name' }]);
+    throw validationFailed([{ field: 'slug', code: 'required', message: 'slug is required: none can be made from this name, so give one such as eng-platform.' }]);
   }
   const refPrefixValue = input.ref_prefix ?? prefixFromSlug(slug);
   try {

@@ -7,7 +7,7 @@ import { id } from './fields.js';
 /** Member ids, each at most once; the order given is the order shown. */
 export const assigneeIds = z
   .array(id('mem'))
-  .max(50, 'at most 50 assignees')
+  .max(50, 'must have at most 50 assignees')
   .transform((ids) => [...new Set(ids)])
   .describe('Member ids');
 
@@ -15,7 +15,10 @@ export const assigneeIds = z
 export async function requireMembers(db: Kysely<Database>, orgId: string, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   const rows = await db.selectFrom('members').select('id').where('org_id', '=', orgId).where('id', 'in', ids).execute();
-  if (rows.length !== ids.length) throw notFound('member');
+  if (rows.length !== ids.length) {
+    const found = new Set(rows.map((r) => r.id));
+    throw notFound('member', ids.find((id) => !found.has(id)));
+  }
 }
 
 /**

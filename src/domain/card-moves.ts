@@ -6,17 +6,18 @@ import { findCard } from './card-refs.js';
 import { cardKey, cardKeyInput, cardTitle, loadCard, type Card } from './cards.js';
 import { WORKFLOW_STATUSES, type WorkflowStatus } from './vocabulary.js';
 import type { Ctx, Principal } from './context.js';
-import { forbidden, requireSomeField, type AppError } from './errors.js';
+import { forbidden, type AppError } from './errors.js';
 import { scopeRefusal, writerRefusal } from './permissions.js';
-import { isoDate } from './fields.js';
+import { key } from './fields.js';
+import { dueDate } from './todo-due.js';
 import { findMilestoneId } from './milestones.js';
 
 export const moveCardInput = z.object({
   id: cardKey,
   workflow_status: z.enum(WORKFLOW_STATUSES).optional().describe('Any state to any state; done on a gated board needs a human'),
   title: cardTitle.optional(),
-  due_on: isoDate.nullable().optional().describe('null clears it'),
-  milestone: z.string().trim().min(1).max(64).nullable().optional().describe('Milestone ref; null takes the card out'),
+  due_on: dueDate.nullable().optional().describe('A date as YYYY-MM-DD, or today or tomorrow in your time zone; null clears it'),
+  milestone: key('milestone').nullable().optional().describe('Milestone ref; null takes the card out'),
   assignee_ids: assigneeIds.optional().describe('Replaces the assignees'),
 });
 
@@ -69,7 +70,6 @@ export async function listCardMoves(ctx: Ctx, input: z.infer<typeof cardKeyInput
  * nothing that came with it either.
  */
 export async function moveCard(ctx: Ctx, input: z.infer<typeof moveCardInput>): Promise<Card> {
-  requireSomeField(input, ['workflow_status', 'title', 'due_on', 'milestone', 'assignee_ids']);
   const orgId = ctx.principal.orgId;
   const card = await findCard(ctx.db, orgId, input.id, true);
   const refusal = moveRefusal(ctx.principal, card.gated, input.workflow_status);

@@ -49,12 +49,12 @@ export async function findCard(db: Kysely<Database>, orgId: string, key: string,
     q = q.where('c.id', '=', key);
   } else {
     const ref = parseCardRef(key);
-    if (!ref) throw notFound('card');
+    if (!ref) throw notFound('card', key);
     // The board's organization too: boards_org_prefix (org_id, ref_prefix) finds the board.
     q = q.where('b.org_id', '=', orgId).where('b.ref_prefix', '=', ref.prefix).where('c.number', '=', ref.number);
   }
   if (lock) q = q.forUpdate('c');
   const row = await q.executeTakeFirst();
-  if (!row) throw notFound('card');
+  if (!row) throw notFound('card', key);
   return row;
 }

@@ -8,7 +8,8 @@ import { findCard, formatCardRef } from './card-refs.js';
 import type { Ctx } from './context.js';
 import { criterionTitle, insertCriteria } from './criteria.js';
 import { notFound } from './errors.js';
-import { id, isoDate, label, pageQuery } from './fields.js';
+import { id, key, label, pageQuery } from './fields.js';
+import { dueDate } from './todo-due.js';
 import { hasIdPrefix, newId } from './ids.js';
 import { findMilestoneId, milestoneKey } from './milestones.js';
 import { pageJson, type JsonText } from './json-text.js';
@@ -32,16 +33,16 @@ export const cardSchema = z.object({
 });
 export type Card = z.infer<typeof cardSchema>;
 
-export const cardKey = z.string().trim().min(1).max(64).describe('Card id (crd_…) or ref (ENG-42)');
+export const cardKey = key('card').describe('Card id (crd_…) or ref (ENG-42)');
 export const cardTitle = label(300);
 
 export const createCardInput = z.object({
   board: boardKey,
   title: cardTitle,
-  due_on: isoDate.optional(),
+  due_on: dueDate.optional(),
   assignee_ids: assigneeIds.optional(),
-  milestone: z.string().trim().min(1).max(64).optional().describe('Milestone ref'),
-  criteria: z.array(criterionTitle).max(100, 'at most 100 criteria').optional().describe('Criterion titles, in order'),
+  milestone: key('milestone').optional().describe('Milestone ref'),
+  criteria: z.array(criterionTitle).max(100, 'must have at most 100 criteria').optional().describe('Criterion titles, in order'),
 });
 
 export const listCardsInput = z.object({
@@ -95,7 +96,7 @@ export function presentCard(row: CardRow): Card {
 /** A card as every face shows it, by id; the caller already knows it exists. */
 export async function loadCard(ctx: Ctx, cardId: string): Promise<Card> {
   const row = await cardsWithDetails(ctx.db, ctx.principal.orgId).where('c.id', '=', cardId).executeTakeFirst();
-  if (!row) throw notFound('card');
+  if (!row) throw notFound('card', cardId);
   return presentCard(row);
 }
 
@@ -153,7 +154,7 @@ export async function createCard(ctx: Ctx, input: z.infer<typeof createCardInput
     .where(byId ? 'id' : 'slug', '=', byId ? input.board : input.board.toLowerCase())
     .returning(['id', sql<number>`next_ref - 1`.as('number')])
     .executeTakeFirst();
-  if (!board) throw notFound('board');
+  if (!board) throw notFound('board', input.board);
   const cardId = newId('crd');
   await ctx.db
     .insertInto('cards')

@@ -3,8 +3,8 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { findCard } from './card-refs.js';
 import type { Ctx } from './context.js';
-import { notFound, requireSomeField, validationFailed } from './errors.js';
-import { id, label, pageQuery } from './fields.js';
+import { notFound, validationFailed } from './errors.js';
+import { id, key, label, pageQuery } from './fields.js';
 import { newId } from './ids.js';
 import { after, fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { toIso } from './time.js';
@@ -22,7 +22,7 @@ export const criterionSchema = z.object({
 export type Criterion = z.infer<typeof criterionSchema>;
 
 export const criterionTitle = label(300);
-const cardKey = z.string().trim().min(1).max(64).describe('Card id (crd_…) or ref (ENG-42)');
+const cardKey = key('card').describe('Card id (crd_…) or ref (ENG-42)');
 
 export const listCriteriaInput = z.object({ id: cardKey, ...pageQuery });
 export const addCriterionInput = z.object({ id: cardKey, title: criterionTitle });
@@ -110,7 +110,7 @@ export async function listCriteria(ctx: Ctx, input: z.infer<typeof listCriteriaI
 
 export async function getCriterion(db: Kysely<Database>, orgId: string, criterionId: string): Promise<Criterion> {
   const row = await criteriaOf(db, orgId).where('k.id', '=', criterionId).executeTakeFirst();
-  if (!row) throw notFound('criterion');
+  if (!row) throw notFound('criterion', criterionId);
   return presentCriterion(row);
 }
 
@@ -142,7 +142,7 @@ async function lockCriterion(ctx: Ctx, input: z.infer<typeof criterionKeyInput>,
     .where('id', '=', input.criterion_id)
     .forUpdate()
     .executeTakeFirst();
-  if (!criterion) throw notFound('criterion');
+  if (!criterion) throw notFound('criterion', input.criterion_id);
   return { card, todo, criterion };
 }
 
@@ -151,7 +151,6 @@ async function lockCriterion(ctx: Ctx, input: z.infer<typeof criterionKeyInput>,
  * title in the same transaction (a todo and its criterion always carry one title).
  */
 export async function updateCriterion(ctx: Ctx, input: z.infer<typeof updateCriterionInput>): Promise<Criterion> {
-  requireSomeField(input, ['title', 'done', 'position']);
   // Moving renumbers the card's criteria: the card's lock keeps a new criterion out meanwhile.
   const { card, todo, criterion } = await lockCriterion(ctx, input, input.position !== undefined);
   const now = ctx.clock().toISOString();
@@ -188,7 +187,7 @@ async function moveCriterion(ctx: Ctx, cardId: string, criterionId: string, to: 
   if (to >= rows.length) {
     const last = rows.length - 1;
     throw validationFailed([
-      { field: 'position', code: 'too_big', message: `must be between 0 and ${last}: the card has ${rows.length} criteria` },
+      { field: 'position', code: 'too_big', message: `position must be between 0 and ${last}: the card has ${rows.length} criteria.` },
     ]);
   }
   const order = rows.map((r) => r.id).filter((id) => id !== criterionId);

@@ -21,19 +21,28 @@ export class AppError extends Error {
   }
 }
 
-export const notFound = (resource: string, what = resource) =>
-  new AppError(`${resource}_not_found`, 404, `No ${what.replace(/_/g, ' ')} with that identifier.`);
-
-export const validationFailed = (fields: FieldError[], message = 'Some fields are not valid.') =>
-  new AppError('validation_failed', 422, message, fields);
+/**
+ * 404 `<resource>_not_found`, naming the identifier the caller gave (quoted as JSON, so a
+ * stray space or control character shows). Without one (a public link, whose address is
+ * its secret), the message says "that identifier".
+ */
+export const notFound = (resource: string, key?: string) =>
+  new AppError(
+    `${resource}_not_found`,
+    404,
+    key === undefined
+      ? `No ${resource.replace(/_/g, ' ')} with that identifier.`
+      : `No ${resource.replace(/_/g, ' ')} with the identifier ${JSON.stringify(key.slice(0, 100))}.`,
+  );
 
 /**
- * The one answer to a change that changes nothing (a PATCH with none of its fields): 422
- * naming the fields it takes. Every update asks it, so an empty body means the same everywhere.
+ * 422 `validation_failed` for field problems, each message a sentence naming its field. The
+ * user_message can be acted on alone: the one problem's sentence, or the fields at fault.
  */
-export function requireSomeField(input: Record<string, unknown>, fields: readonly string[]): void {
-  if (fields.some((f) => input[f] !== undefined)) return;
-  throw validationFailed([{ field: 'body', code: 'empty', message: `give at least one of ${fields.join(', ')}` }]);
+export function validationFailed(fields: FieldError[]): AppError {
+  const message =
+    fields.length === 1 ? fields[0]!.message : `${fields.length} fields are not valid: ${[...new Set(fields.map((f) => f.field))].join(', ')}.`;
+  return new AppError('validation_failed', 422, message, fields);
 }
 
 export const forbidden = (code: string, message: string) => new AppError(code, 403, message);

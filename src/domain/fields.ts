@@ -2,7 +2,24 @@ import { z } from 'zod';
 
 /** Field schemas shared by several resources. */
 
-export const id = (prefix: string) => z.string().min(1).max(64).describe(`Identifier (${prefix}_…)`);
+/**
+ * Schemas whose value names another thing (an id, a slug, a ref): an operation that takes
+ * one can answer 404 `<resource>_not_found`, and its OpenAPI entry says so.
+ */
+export const references = z.registry<{ resource: string }>();
+
+/**
+ * Fields that take any text at all, NUL included, because the domain reads them itself: a
+ * search query (sanitized for Postgres) and a cursor (opaque; anything wrong with it is 400
+ * `invalid_cursor`). Every other text with a NUL is refused as a field error.
+ */
+export const anyText = z.registry();
+
+/** A key naming a `resource` of the organization: its id, or its slug or ref where it has one. */
+export const key = (resource: string) => z.string().trim().min(1).max(64).register(references, { resource });
+
+export const id = (prefix: string) =>
+  z.string().min(1).max(64).register(references, { resource: prefix }).describe(`Identifier (${prefix}_…)`);
 
 // Building an Intl.DateTimeFormat is slow, and the due filters and the reminder sweep ask
 // about the same few zones over and over. Only valid zones are remembered (a finite set).
@@ -26,14 +43,12 @@ export function zoneOrUtc(tz: string | null | undefined): string {
 
 export const timeZone = z.string().max(64).refine(isIanaZone, 'must be an IANA time zone such as Europe/Berlin');
 
-/** A calendar date, `YYYY-MM-DD`, that exists. */
-export const isoDate = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date as YYYY-MM-DD')
-  .refine((s) => {
-    const d = new Date(`${s}T00:00:00Z`);
-    return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(s);
-  }, 'must be a real calendar date');
+/** A calendar date, `YYYY-MM-DD`, that exists (one check, so a bad date is one message). */
+export const isoDate = z.iso.date().refine((s) => s >= '0001', 'must be a date from 0001-01-01 on');
+
+export function isCalendarDate(s: string): boolean {
+  return isoDate.safeParse(s).success;
+}
 
 export const isoDateTime = z.iso.datetime({ offset: true });
 
@@ -50,17 +65,16 @@ export const label = (max: number) =>
 export const webUrl = z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(2000, 'must be at most 2000 characters');
 
 export const pageQuery = {
-  cursor: z.string().max(512).optional().describe('Opaque cursor from a previous next_cursor'),
-  limit: z.coerce.number().int().min(1).max(100).optional().describe('Page size, default 25, at most 100'),
+  cursor: z.string().max(512).register(anyText, {}).optional().describe('Opaque cursor from a previous next_cursor'),
+  limit: z.number().int().min(1).max(100).optional().describe('Page size, default 25, at most 100'),
 };
 
 export const pageOf = <T extends z.ZodType>(item: T) =>
   z.object({ data: z.array(item), next_cursor: z.string().optional() });
 
 /**
- * A boolean query parameter: `true`/`false` as text from HTTP, a real boolean from MCP and
- * the CLI. Never `z.coerce.boolean`, which reads the text "false" as true.
+ * A boolean query parameter. The text `true` or `false` is read as one by the input
+ * validation (src/operations/input-validation.ts), for every integer, number or boolean
+ * field of a path or query; never `z.coerce`, which reads "false" as true and "1e2" as 100.
  */
-export const queryBoolean = z
-  .union([z.boolean(), z.stringbool({ truthy: ['true'], falsy: ['false'], case: 'sensitive' })])
-  .describe('true or false');
+export const queryBoolean = z.boolean();

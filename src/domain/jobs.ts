@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Ctx } from './context.js';
-import { AppError, notFound } from './errors.js';
+import { AppError } from './errors.js';
 import { requireWriter } from './permissions.js';
 
 /** The background jobs, by the name `POST /v1/jobs/{name}/run` takes. */
@@ -40,7 +40,9 @@ export const runJobInput = z.object({
  */
 export async function runJob(ctx: Ctx, input: z.infer<typeof runJobInput>): Promise<JobResult> {
   requireWriter(ctx.principal);
-  if (!isJobName(input.name)) throw notFound('job');
+  if (!isJobName(input.name)) {
+    throw new AppError('job_not_found', 404, `No job named ${JSON.stringify(input.name)}; the jobs are ${JOB_NAMES.join(' and ')}.`);
+  }
   if (!ctx.jobs) throw new AppError('jobs_unavailable', 503, 'Jobs cannot run on this server right now.');
   return ctx.jobs(input.name, { orgId: ctx.principal.orgId });
 }

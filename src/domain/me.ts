@@ -41,6 +41,6 @@ async function loadProfile(ctx: Ctx): Promise<Profile> {
     .where('members.id', '=', ctx.principal.memberId)
     .where('members.org_id', '=', ctx.principal.orgId)
     .executeTakeFirst();
-  if (!row) throw notFound('member');
+  if (!row) throw notFound('member', ctx.principal.memberId);
   return { member: presentMember(row), org: { id: row.org_id, slug: row.org_slug, name: row.org_name } };
 }

@@ -27,9 +27,9 @@ export type Member = z.infer<typeof memberSchema>;
 
 export const orgSchema = z.object({ id: z.string(), slug: z.string(), name: z.string() });
 
-const email = z.string().trim().max(254).email('must be an e-mail address');
+const email = z.string().max(254).email('must be an e-mail address, such as ann@example.com');
 const reminderHour = z.number().int('must be a whole hour').min(0, 'must be an hour from 0 to 23').max(23, 'must be an hour from 0 to 23');
-const slackUserId = z.string().trim().regex(/^[UW][A-Z0-9]{2,20}$/, 'must be a Slack user id such as U012AB3CD');
+const slackUserId = z.string().regex(/^[UW][A-Z0-9]{2,20}$/, 'must be a Slack user id such as U012AB3CD');
 
 export const createMemberInput = z.object({
   name: label(200),
@@ -87,7 +87,7 @@ export async function getMember(db: Kysely<Database>, orgId: string, memberId: s
     .where('org_id', '=', orgId)
     .where('id', '=', memberId)
     .executeTakeFirst();
-  if (!row) throw notFound('member');
+  if (!row) throw notFound('member', memberId);
   return presentMember(row);
 }
 
@@ -185,7 +185,7 @@ async function checkRoleChange(ctx: Ctx, targetId: string, role: Member['role'])
   const roleOf = (memberId: string) => rows.find((r) => r.id === memberId)?.role;
   const target = roleOf(targetId);
   const caller = roleOf(ctx.principal.memberId);
-  if (target === undefined) throw notFound('member');
+  if (target === undefined) throw notFound('member', targetId);
   if (caller === undefined) throw new AppError('unauthorized', 401, 'Your member no longer exists.');
   if (target === role) return;
   if (isAbove('admin', caller)) throw new AppError('forbidden_role', 403, 'Only an owner or admin can change this setting.');

@@ -3,7 +3,7 @@ import { sql, type Updateable } from 'kysely';
 import type { MilestonesTable } from '../db/schema.js';
 import type { Ctx } from './context.js';
 import { uniqueViolation } from './db-errors.js';
-import { AppError, requireSomeField } from './errors.js';
+import { AppError } from './errors.js';
 import { isoDate, label } from './fields.js';
 import { findMilestone, getMilestoneStatus, milestoneKey, milestoneRef, type Milestone } from './milestones.js';
 import { MILESTONE_KINDS } from './vocabulary.js';
@@ -24,7 +24,6 @@ export const deleteMilestoneInput = z.object({ ref: milestoneKey });
  */
 export async function updateMilestone(ctx: Ctx, input: z.infer<typeof updateMilestoneInput>): Promise<Milestone> {
   const { milestone: key, ...fields } = input;
-  requireSomeField(fields, ['ref', 'name', 'kind', 'ends_on']);
   const orgId = ctx.principal.orgId;
   const current = await findMilestone(ctx.db, orgId, key, true);
   const patch: Updateable<MilestonesTable> = { ...fields };

@@ -28,7 +28,6 @@ export type Milestone = z.infer<typeof milestoneSchema>;
 /** Letters, digits, dots and hyphens: no `_`, so a ref never looks like an id (`ms_…`). Matched case-insensitively. */
 export const milestoneRef = z
   .string()
-  .trim()
   .regex(/^[A-Za-z0-9][A-Za-z0-9.-]{0,31}$/, 'must be 1 to 32 letters, digits, dots or hyphens, such as M3');
 
 export const createMilestoneInput = z.object({
@@ -81,7 +80,7 @@ export async function findMilestone(db: Kysely<Database>, orgId: string, key: st
   q = hasIdPrefix(key, 'ms') ? q.where('id', '=', key) : q.where(sql<string>`lower(ref)`, '=', key.toLowerCase());
   if (lock) q = q.forUpdate();
   const row = await q.executeTakeFirst();
-  if (!row) throw notFound('milestone');
+  if (!row) throw notFound('milestone', key);
   return row;
 }
 
@@ -132,6 +131,6 @@ export async function getMilestoneStatus(ctx: Ctx, input: z.infer<typeof milesto
   let q = milestonesWithStatus(ctx.db, ctx.principal.orgId);
   q = hasIdPrefix(input.ref, 'ms') ? q.where('m.id', '=', input.ref) : q.where(sql<string>`lower(m.ref)`, '=', input.ref.toLowerCase());
   const row = await q.executeTakeFirst();
-  if (!row) throw notFound('milestone');
+  if (!row) throw notFound('milestone', input.ref);
   return presentMilestone(row);
 }

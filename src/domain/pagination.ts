@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import { AppError } from './errors.js';
-import { pgTimestamp } from './time.js';
 
 export const DEFAULT_LIMIT = 25;
 export const MAX_LIMIT = 100;
@@ -74,17 +73,33 @@ export function fetchLimit(limit: number): RawBuilder<number> {
   return sql.lit(limit + 1);
 }
 
-// Postgres timestamptz text as tack stores it: `2026-11-21 09:00:00.123456+00`.
-const PG_TIMESTAMPTZ = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}(:?\d{2})?)$/;
+// Postgres timestamptz text exactly as tack's UTC sessions write it into cursors: `2026-11-21 09:00:00.123456+00`.
+const PG_UTC_TIMESTAMP = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.\d{1,6})?\+00$/;
 // No NUL (Postgres text cannot hold it) and a sane length.
 const SAFE_TEXT = /^[^\u0000]{1,512}$/;
+const INT4 = { min: -2_147_483_648, max: 2_147_483_647 };
 
 export type SortCast = 'timestamptz' | 'integer' | 'text';
 
+/** A time that exists (no 30 February, no year 0): what Postgres would accept, checked before it is asked. */
+function isUtcTimestampText(key: string): boolean {
+  const m = PG_UTC_TIMESTAMP.exec(key);
+  if (!m) return false;
+  const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  if (y < 1) return false;
+  const t = new Date(0);
+  t.setUTCFullYear(y, mo - 1, d);
+  t.setUTCHours(h, mi, s, 0);
+  return t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 && t.getUTCDate() === d && t.getUTCHours() === h && t.getUTCMinutes() === mi && t.getUTCSeconds() === s;
+}
+
 function fitsCast(key: string | number, cast: SortCast): boolean {
-  if (cast === 'integer') return typeof key === 'number' ? Number.isSafeInteger(key) : /^-?\d{1,15}$/.test(key);
+  if (cast === 'integer') {
+    const n = typeof key === 'number' ? key : /^-?\d{1,10}$/.test(key) ? Number(key) : NaN;
+    return Number.isInteger(n) && n >= INT4.min && n <= INT4.max;
+  }
   if (typeof key !== 'string') return false;
-  if (cast === 'timestamptz') return PG_TIMESTAMPTZ.test(key) && !Number.isNaN(pgTimestamp(key).getTime());
+  if (cast === 'timestamptz') return isUtcTimestampText(key);
   return SAFE_TEXT.test(key);
 }
 

@@ -113,7 +113,7 @@ export async function listSessions(ctx: Ctx, input: z.infer<typeof listSessionsI
 /** Ends one of the caller's own sessions; another member's is 404, as if it did not exist. */
 export async function deleteSession(ctx: Ctx, input: z.infer<typeof deleteSessionInput>): Promise<void> {
   const ended = await endSession(ctx.db, ctx.principal.orgId, ctx.principal.memberId, input.id);
-  if (!ended) throw notFound('session');
+  if (!ended) throw notFound('session', input.id);
 }
 
 /**

@@ -10,7 +10,7 @@ import { requireWriter } from './permissions.js';
 import { toIso } from './time.js';
 import { CADENCES } from './vocabulary.js';
 
-const channelId = z.string().trim().regex(/^[CGD][A-Z0-9]{2,30}$/, 'must be a Slack channel id such as C012AB3CD');
+const channelId = z.string().regex(/^[CGD][A-Z0-9]{2,30}$/, 'must be a Slack channel id such as C012AB3CD');
 
 export const subscriptionSchema = z.object({
   id: z.string(),

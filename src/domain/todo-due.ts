@@ -1,6 +1,8 @@
 import { TZDate } from '@date-fns/tz';
 import { addDays, format } from 'date-fns';
-import { zoneOrUtc } from './fields.js';
+import { z } from 'zod';
+import type { Ctx } from './context.js';
+import { isCalendarDate, zoneOrUtc } from './fields.js';
 
 export const DUE_FILTERS = ['overdue', 'today', 'week'] as const;
 export type DueFilter = (typeof DUE_FILTERS)[number];
@@ -40,4 +42,53 @@ export function dueRange(filter: DueFilter, now: Date, tz: string | null): DueRa
       // addDays on a TZDate counts calendar days in that zone, so DST changes do not shift it.
       return { from: today, to: format(addDays(local, 6), 'yyyy-MM-dd') };
   }
+}
+
+/** Days a due date may be named by instead of a date, on every face (`/todo add … due:tomorrow`, `/v1`, CLI, MCP). */
+export const RELATIVE_DAYS = { today: 0, tomorrow: 1 } as const;
+type RelativeDay = keyof typeof RELATIVE_DAYS;
+
+function isRelativeDay(value: unknown): value is RelativeDay {
+  return typeof value === 'string' && Object.hasOwn(RELATIVE_DAYS, value);
+}
+
+/**
+ * A due date: `YYYY-MM-DD`, or `today` or `tomorrow` in the caller's time zone. The words
+ * reach the domain already resolved: `execute` calls `resolveDueDates` for every field made
+ * from this schema, before the operation runs.
+ */
+export const dueDate = z
+  .string()
+  .refine((s) => isRelativeDay(s) || isCalendarDate(s), 'must be a date as YYYY-MM-DD (such as 2030-01-31), today or tomorrow')
+  .meta({
+    description: 'A date as YYYY-MM-DD, or today or tomorrow in your time zone',
+    anyOf: [{ format: 'date' }, { enum: Object.keys(RELATIVE_DAYS) }],
+  });
+
+/** The date `value` names, as the member in `tz` sees it at `now`; a date stays as it is. */
+export function resolveDueDate(value: string, now: Date, tz: string | null): string {
+  return isRelativeDay(value) ? localToday(now, tz, RELATIVE_DAYS[value]) : value;
+}
+
+/** The caller's own time zone (UTC when they set none), as the due filters and reminders read it. */
+export async function callerTimeZone(ctx: Pick<Ctx, 'db' | 'principal'>): Promise<string | null> {
+  const cached = ctx.principal.profile?.member.tz;
+  if (cached !== undefined) return cached;
+  const row = await ctx.db.selectFrom('members').select('tz').where('id', '=', ctx.principal.memberId).executeTakeFirst();
+  return row?.tz ?? null;
+}
+
+/** Replaces `today`/`tomorrow` in the given fields of `input` by dates in the caller's time zone. */
+export async function resolveDueDates(
+  ctx: Pick<Ctx, 'db' | 'principal' | 'clock'>,
+  input: Record<string, unknown>,
+  fields: readonly string[],
+): Promise<Record<string, unknown>> {
+  const relative = fields.filter((f) => isRelativeDay(input[f]));
+  if (relative.length === 0) return input;
+  const tz = await callerTimeZone(ctx);
+  const now = ctx.clock();
+  const out = { ...input };
+  for (const f of relative) out[f] = resolveDueDate(out[f] as string, now, tz);
+  return out;
 }

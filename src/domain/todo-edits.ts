@@ -1,14 +1,15 @@
 import { z } from 'zod';
 import type { Ctx } from './context.js';
-import { notFound, requireSomeField } from './errors.js';
-import { isoDate, label, webUrl } from './fields.js';
+import { notFound } from './errors.js';
+import { label, webUrl } from './fields.js';
+import { dueDate } from './todo-due.js';
 import { presentTodo, todoColumns, todoIdInput, type Todo } from './todos.js';
 import { PRIORITIES } from './vocabulary.js';
 
 export const updateTodoInput = todoIdInput.extend({
   title: label(300).optional().describe('A todo mirroring a criterion renames the criterion too'),
   priority: z.enum(PRIORITIES).optional(),
-  due_on: isoDate.nullable().optional().describe('A new date gets its own reminder'),
+  due_on: dueDate.nullable().optional().describe('A date as YYYY-MM-DD, or today or tomorrow in your time zone; null clears it; a new date gets its own reminder'),
   source_url: webUrl.nullable().optional().describe('Where the todo came from; null clears it'),
 });
 
@@ -21,7 +22,6 @@ export const updateTodoInput = todoIdInput.extend({
  */
 export async function updateTodo(ctx: Ctx, input: z.infer<typeof updateTodoInput>): Promise<Todo> {
   const { id: todoId, ...fields } = input;
-  requireSomeField(fields, ['title', 'priority', 'due_on', 'source_url']);
   const row = await ctx.db
     .selectFrom('todos')
     .select(['id', 'criterion_id'])
@@ -29,7 +29,7 @@ export async function updateTodo(ctx: Ctx, input: z.infer<typeof updateTodoInput
     .where('id', '=', todoId)
     .forUpdate()
     .executeTakeFirst();
-  if (!row) throw notFound('todo');
+  if (!row) throw notFound('todo', todoId);
   const now = ctx.clock().toISOString();
   const updated = await ctx.db
     .updateTable('todos')
@@ -56,5 +56,5 @@ export async function deleteTodo(ctx: Ctx, input: z.infer<typeof todoIdInput>): 
     .where('member_id', '=', ctx.principal.memberId)
     .where('id', '=', input.id)
     .executeTakeFirst();
-  if (Number(result.numDeletedRows) === 0) throw notFound('todo');
+  if (Number(result.numDeletedRows) === 0) throw notFound('todo', input.id);
 }

@@ -6,11 +6,11 @@ import type { Ctx } from './context.js';
 import { insertCriteria } from './criteria.js';
 import { uniqueViolation } from './db-errors.js';
 import { AppError, notFound } from './errors.js';
-import { id, isoDate, label, pageQuery, queryBoolean, webUrl } from './fields.js';
+import { id, key, label, pageQuery, queryBoolean, webUrl } from './fields.js';
 import { newId } from './ids.js';
 import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { toIso } from './time.js';
-import { DUE_FILTERS, dueRange } from './todo-due.js';
+import { DUE_FILTERS, dueDate, dueRange } from './todo-due.js';
 import { PRIORITIES } from './vocabulary.js';
 
 export const TODO_SCOPES = ['org', 'personal'] as const;
@@ -33,13 +33,9 @@ export type Todo = z.infer<typeof todoSchema>;
 export const createTodoInput = z.object({
   title: label(300),
   priority: z.enum(PRIORITIES).default('medium'),
-  due_on: isoDate.optional(),
+  due_on: dueDate.optional(),
   org_id: id('org').optional().describe('Your organization, for an organization todo; omit for a personal one'),
-  card_id: z
-    .string()
-    .trim()
-    .min(1)
-    .max(64)
+  card_id: key('card')
     .optional()
     .describe('Mirror a criterion of this card (id or ref): a new one titled like the todo, or criterion_id'),
   criterion_id: id('crit').optional().describe('An existing criterion to mirror'),
@@ -90,7 +86,7 @@ async function linkCriterion(
     let q = ctx.db.selectFrom('criteria').select(['id', 'card_id', 'done']).where('org_id', '=', orgId).where('id', '=', input.criterion_id);
     if (cardId !== undefined) q = q.where('card_id', '=', cardId);
     const row = await q.executeTakeFirst();
-    if (!row) throw notFound('criterion');
+    if (!row) throw notFound('criterion', input.criterion_id);
     return { cardId: row.card_id, criterionId: row.id, done: row.done };
   }
   if (input.card_id === undefined) return undefined;
@@ -105,7 +101,7 @@ async function linkCriterion(
  * and starts done when that criterion is already ticked.
  */
 export async function createTodo(ctx: Ctx, input: z.infer<typeof createTodoInput>): Promise<Todo> {
-  if (input.org_id !== undefined && input.org_id !== ctx.principal.orgId) throw notFound('organization');
+  if (input.org_id !== undefined && input.org_id !== ctx.principal.orgId) throw notFound('organization', input.org_id);
   const link = await linkCriterion(ctx, input);
   const now = ctx.clock().toISOString();
   try {
@@ -148,7 +144,7 @@ export async function setTodoDone(ctx: Ctx, todoId: string, done: boolean): Prom
     .where('id', '=', todoId)
     .forUpdate()
     .executeTakeFirst();
-  if (!row) throw notFound('todo');
+  if (!row) throw notFound('todo', todoId);
   if (row.done === done) return presentTodo(row);
   const now = ctx.clock().toISOString();
   const updated = await ctx.db

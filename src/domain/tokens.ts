@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Ctx, Scope } from './context.js';
 import { SCOPES } from './context.js';
-import { AppError, notFound } from './errors.js';
+import { AppError, notFound, validationFailed } from './errors.js';
 import { id, isoDateTime, label, pageQuery } from './fields.js';
 import { newId } from './ids.js';
 import { getMember } from './members.js';
@@ -90,9 +90,7 @@ export async function createToken(ctx: Ctx, input: z.infer<typeof createTokenInp
     throw new AppError('insufficient_scope', 403, `A token cannot grant scopes it does not hold: ${wider.join(', ')}.`);
   }
   if (input.expires_at !== undefined && Date.parse(input.expires_at) <= ctx.clock().getTime()) {
-    throw new AppError('validation_failed', 422, 'Some fields are not valid.', [
-      { field: 'expires_at', code: 'in_the_past', message: 'must be in the future' },
-    ]);
+    throw validationFailed([{ field: 'expires_at', code: 'in_the_past', message: 'expires_at must be in the future.' }]);
   }
   const secret = generateToken();
   const row = await ctx.db
@@ -123,12 +121,12 @@ export async function revokeToken(ctx: Ctx, input: z.infer<typeof revokeTokenInp
     .where('id', '=', input.id)
     .forUpdate()
     .executeTakeFirst();
-  if (!row) throw notFound('token');
+  if (!row) throw notFound('token', input.id);
   if (row.member_id !== ctx.principal.memberId) {
     try {
       requireConfigWrite(ctx.principal);
     } catch {
-      throw notFound('token');
+      throw notFound('token', input.id);
     }
   } else {
     requireScope(ctx.principal, 'write');

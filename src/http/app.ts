@@ -4,7 +4,6 @@ import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import cookie from '@fastify/cookie';
-import { serializerCompiler, validatorCompiler } from '@fastify/type-provider-zod';
 import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
 import { AppError } from '../domain/errors.js';
@@ -92,10 +91,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   };
   const secure = secureCookies(deps.config.appUrl, deps.https !== undefined);
 
-  app.setValidatorCompiler(validatorCompiler);
-  // Operation handlers send pre-serialized JSON strings (so a replay is byte for byte), which
-  // Fastify passes through; response schemas serve OpenAPI.
-  app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('principal', null);
   app.decorateRequest('authError', null);
   // Before the auth hook below: it reads the parsed cookies.
@@ -153,7 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   app.addHook('onClose', async () => limiter.close());
 
-  await registerOpenApi(app);
+  registerOpenApi(app, operations);
   registerHealth(app, deps);
   registerOperationRoutes(app, operations, runtime);
   registerPublicLinks(app, { db: deps.db, publicBaseUrl: deps.config.publicBaseUrl });

@@ -41,27 +41,14 @@ export function envelopeFor(status: number, requestId: string, code?: string, me
   return env;
 }
 
-export interface ValidationIssue {
-  instancePath?: string;
-  keyword?: string;
-  message?: string;
-  params?: Record<string, unknown>;
-}
-
-const CONTEXT_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'headers' };
-
-/** Fastify/zod validation issues as `{field, code, message}`: field is the dotted path of the input. */
-export function fieldErrors(issues: ValidationIssue[], context: string | undefined): FieldError[] {
-  return issues.map((issue) => {
-    const path = (issue.instancePath ?? '').split('/').filter(Boolean).join('.');
-    const keys = issue.params?.keys;
-    const unknown = Array.isArray(keys) && keys.length > 0 ? `${path ? `${path}.` : ''}${String(keys[0])}` : undefined;
-    return {
-      field: unknown ?? (path || CONTEXT_NAMES[context ?? 'body'] || 'body'),
-      code: issue.keyword ?? 'invalid',
-      message: issue.message ?? 'is not valid',
-    };
-  });
+/** Errors that mean the database (or another dependency) is unreachable right now: 503, not 500. */
+function isUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown };
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300'].includes(code)) return true;
+  if (code.startsWith('08')) return true;
+  const message = typeof e.message === 'string' ? e.message : '';
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message);
 }
 
 /** Postgres class 22 (data exception): a value the request carried, such as text with NUL. */
@@ -87,10 +74,7 @@ export function mapError(err: unknown, id: string, log: FastifyBaseLogger): Mapp
   if (err instanceof AppError) {
     return { status: err.status, envelope: envelopeFor(err.status, id, err.code, err.userMessage, err.fields) };
   }
-  const fe = err as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
-  if (Array.isArray(fe.validation)) {
-    return { status: 422, envelope: envelopeFor(422, id, 'validation_failed', 'Some fields are not valid.', fieldErrors(fe.validation, fe.validationContext)) };
-  }
+  const fe = err as FastifyError;
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
   if (status >= 400 && status < 500 && typeof fe.code === 'string' && fe.code.startsWith('FST_')) {
     return { status, envelope: envelopeFor(status, id) };
@@ -101,7 +85,9 @@ export function mapError(err: unknown, id: string, log: FastifyBaseLogger): Mapp
   if (isDataError(err)) {
     return {
       status: 422,
-      envelope: envelopeFor(422, id, 'invalid_value', 'A value in the request cannot be stored or compared (for example, text with a NUL character).'),
+      envelope: envelopeFor(422, id, 'invalid_value', 'A value in the request cannot be stored or compared.', [
+        { field: 'request', code: 'invalid_value', message: 'A value in this request is out of the range tack can store; check the numbers and dates sent.' },
+      ]),
     };
   }
   if (isConnectionLost(err)) {

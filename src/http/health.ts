@@ -18,8 +18,8 @@ function withTimeout<T>(p: Promise<T>, what: string): Promise<T> {
  * serves (rate limits count in memory), so a load balancer must keep sending traffic.
  */
 export function registerHealth(app: FastifyInstance, deps: Pick<AppDeps, 'db' | 'redis'>): void {
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (request, reply) => {
     const checks: Record<string, 'ok' | 'down'> = {};
     try {
       await withTimeout(sql`select 1`.execute(deps.db), 'database');

@@ -1,28 +1,134 @@
 import type { FastifyInstance } from 'fastify';
-import swagger from '@fastify/swagger';
-import { jsonSchemaTransform } from '@fastify/type-provider-zod';
+import type { OpenAPIV3_1 } from 'openapi-types';
+import type { Operation } from '../operations/operation.js';
+import { errorResponseRefs, errorResponses, headers, idempotencyKey, responseHeaders, schemas } from './openapi-errors.js';
+import { fieldsOf, jsonSchema } from './openapi-schemas.js';
 
 export const API_VERSION = '0.9.0-beta';
 
-/** OpenAPI 3.1 generated from the operation routes, served at GET /v1/openapi.json without auth. */
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'tack API',
-        version: API_VERSION,
-        description: 'Snippets, cards, todos and milestones. Every error uses one envelope: {code, http_status, user_message, request_id}.',
-      },
-      servers: [{ url: '/v1' }],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'tack_live_…' } } },
-      security: [{ bearer: [] }],
+type Group = Operation['group'];
+
+/** One tag per resource group, with what it holds; the record makes a new group name its description. */
+const TAGS: Record<Group, { description: string; noun: string }> = {
+  me: { description: 'The caller: member, organization, scopes, and whether the token is an agent.', noun: 'caller' },
+  members: { description: 'People of the organization, their roles, time zones and Slack links.', noun: 'member' },
+  tokens: { description: 'API tokens. A secret is shown once, when the token is created.', noun: 'token' },
+  snippets: { description: 'Versioned text with a revocable public link, searchable by full text.', noun: 'snippet' },
+  boards: { description: 'Boards of cards, each with its card ref prefix and, when gated, a human-only move to done.', noun: 'board' },
+  cards: { description: 'Work items on a board, moved through backlog, in_progress, in_review and done.', noun: 'card' },
+  criteria: { description: "A card's acceptance criteria; a todo can mirror one.", noun: 'criterion' },
+  todos: { description: "The caller's own todos, personal or in the organization, with due dates read in the caller's time zone.", noun: 'todo' },
+  milestones: { description: 'Sprints and deadlines, with the counts of their cards and criteria.', noun: 'milestone' },
+  jobs: { description: 'Background jobs (due-todo reminders, milestone summaries), run on demand.', noun: 'job run' },
+  sessions: { description: "The caller's web app sessions (signed in with a one-time link); ending one signs that browser out.", noun: 'session' },
+};
+
+/**
+ * The OpenAPI 3.1 document of `/v1`, built from the operation table: every operation with
+ * its parameters, body, success and every error it can answer (openapi-errors.ts), the
+ * headers, and the bearer scheme. Nothing in it is written per operation.
+ */
+export function openApiDocument(ops: readonly Operation[]): OpenAPIV3_1.Document {
+  const paths: OpenAPIV3_1.PathsObject = {};
+  for (const op of ops) {
+    const item = (paths[op.path] ??= {}) as Record<string, OpenAPIV3_1.OperationObject>;
+    item[op.method.toLowerCase()] = operationObject(op);
+  }
+  const used = new Set(ops.map((op) => op.group));
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'tack API',
+      version: API_VERSION,
+      description:
+        'Snippets, cards, todos and milestones. Input is strict: a field an operation does not define is refused (422 `unknown_field`), never ignored. ' +
+        'Every error is one envelope (`Error`). Lists are newest first, one page at a time: pass `next_cursor` back as `cursor`.',
+      license: { name: 'UNLICENSED: private software, all rights reserved', identifier: 'LicenseRef-tack-proprietary' },
+      contact: { name: 'The tack maintainers' },
     },
-    transform: jsonSchemaTransform,
-  });
+    servers: [{ url: '/v1', description: 'This server' }],
+    security: [{ bearer: [] }],
+    tags: (Object.keys(TAGS) as Group[]).filter((g) => used.has(g)).map((name) => ({ name, description: TAGS[name].description })),
+    paths,
+    components: {
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'tack_live_…',
+          description: 'A tack token: `Authorization: Bearer tack_live_…`. Made with createToken, or printed once at first start.',
+        },
+      },
+      schemas,
+      headers,
+      parameters: { IdempotencyKey: idempotencyKey },
+      responses: errorResponses,
+    },
+  };
+}
+
+function operationObject(op: Operation): OpenAPIV3_1.OperationObject {
+  const parameters: (OpenAPIV3_1.ParameterObject | OpenAPIV3_1.ReferenceObject)[] = [];
+  if (op.params) {
+    for (const f of fieldsOf(op.params)) parameters.push({ name: f.name, in: 'path', required: true, schema: f.schema, ...describe(f.description) });
+  }
+  if (op.query) {
+    for (const f of fieldsOf(op.query)) parameters.push({ name: f.name, in: 'query', required: f.required, schema: f.schema, ...describe(f.description) });
+  }
+  if (!op.readOnly) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
+  const entry: OpenAPIV3_1.OperationObject = {
+    operationId: op.name,
+    summary: op.summary,
+    description: `${op.summary}. Needs a token with the \`${op.scope}\` scope.${op.readOnly ? '' : ' Send an Idempotency-Key to make retries safe.'}`,
+    tags: [op.group],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    responses: { [String(op.status)]: successResponse(op), ...errorResponseRefs(op) },
+  };
+  if (op.body) {
+    const schema = jsonSchema(op.body, 'input');
+    const required = Array.isArray(schema.required) && schema.required.length > 0;
+    // An empty PATCH is refused on every resource (422 `empty`): say so in the schema too.
+    if (op.method === 'PATCH') schema.minProperties = 1;
+    entry.requestBody = { required: required || op.method === 'PATCH', content: { 'application/json': { schema } } };
+  }
+  return entry;
+}
+
+function successResponse(op: Operation): OpenAPIV3_1.ResponseObject {
+  const response: OpenAPIV3_1.ResponseObject = {
+    description: successDescription(op),
+    headers: responseHeaders(op.readOnly ? [] : ['Idempotent-Replayed']),
+  };
+  if (op.output) response.content = { 'application/json': { schema: jsonSchema(op.output, 'output') } };
+  return response;
+}
+
+function successDescription(op: Operation): string {
+  const noun = TAGS[op.group].noun;
+  const described = op.output?.description;
+  if (op.status === 204) return `Done: the ${noun} is ${op.method === 'DELETE' ? 'gone' : 'changed'}; there is no content.`;
+  if (described) return `${described}.`;
+  if (isPage(op)) return `One page of ${op.group}, newest first; \`next_cursor\` is present when there are more.`;
+  if (op.status === 201) return `Created: the new ${noun}.`;
+  if (op.method === 'PATCH') return `The ${noun} as it is now.`;
+  if (op.method === 'GET') return `The ${noun}.`;
+  return `Done: the ${noun} as it is now.`;
+}
+
+function isPage(op: Operation): boolean {
+  const properties = (jsonSchema(op.output!, 'output').properties ?? {}) as Record<string, { type?: unknown }>;
+  return properties.data?.type === 'array' && 'next_cursor' in properties;
+}
+
+function describe(description: string | undefined): { description?: string } {
+  return description ? { description } : {};
+}
+
+/** Serves the document at GET /v1/openapi.json, without auth; built once, on first request. */
+export function registerOpenApi(app: FastifyInstance, ops: readonly Operation[]): void {
   let cached: string | undefined;
-  app.get('/v1/openapi.json', { schema: { hide: true } }, async (_request, reply) => {
-    cached ??= JSON.stringify(app.swagger());
+  app.get('/v1/openapi.json', async (_request, reply) => {
+    cached ??= JSON.stringify(openApiDocument(ops));
     return reply.type('application/json; charset=utf-8').send(cached);
   });
 }

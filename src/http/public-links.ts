@@ -24,7 +24,7 @@ export function publicLinkPath(publicBaseUrl: string): string {
 export function registerPublicLinks(app: FastifyInstance, deps: { db: Kysely<Database>; publicBaseUrl: string }): void {
   // `:` starts a parameter in a Fastify path; `::` is a literal colon.
   const base = publicLinkPath(deps.publicBaseUrl).replace(/:/g, '::');
-  app.get<{ Params: { link: string } }>(`${base}/:link`, { schema: { hide: true } }, async (request, reply) => {
+  app.get<{ Params: { link: string } }>(`${base}/:link`, async (request, reply) => {
     const snippet = await readPublicSnippet(deps.db, request.params.link);
     reply
       .header('X-Content-Type-Options', 'nosniff')

@@ -1,10 +1,9 @@
-import { z } from 'zod';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ZodTypeProvider } from '@fastify/type-provider-zod';
-import { AppError } from '../domain/errors.js';
 import { unauthorized } from '../domain/authenticate.js';
 import type { Principal } from '../domain/context.js';
 import { execute, type Runtime } from '../operations/execute.js';
+import { validationFailed } from '../domain/errors.js';
+import { validateInput } from '../operations/input-validation.js';
 import type { Operation } from '../operations/operation.js';
 import { IDEMPOTENCY_KEY_MESSAGE, IDEMPOTENCY_KEY_PATTERN } from '../domain/idempotency-key.js';
 
@@ -17,8 +16,8 @@ function idempotencyKey(request: FastifyRequest): string | undefined {
   if (raw === undefined) return undefined;
   const key = Array.isArray(raw) ? raw[0] : raw;
   if (key === undefined || !IDEMPOTENCY_KEY_PATTERN.test(key)) {
-    throw new AppError('validation_failed', 422, 'Some fields are not valid.', [
-      { field: 'Idempotency-Key', code: 'invalid', message: IDEMPOTENCY_KEY_MESSAGE },
+    throw validationFailed([
+      { field: 'Idempotency-Key', code: 'invalid', message: `Idempotency-Key ${IDEMPOTENCY_KEY_MESSAGE}.` },
     ]);
   }
   return key;
@@ -29,42 +28,28 @@ export function principalOf(request: FastifyRequest): Principal {
   throw request.authError ?? unauthorized();
 }
 
-/** One Fastify route per operation; the handler only gathers input and presents the outcome. */
+/**
+ * One Fastify route per operation; the handler only gathers input and presents the outcome.
+ * Input is validated by `validateInput` (the same function MCP and Slack use), not by
+ * Fastify's schema compiler: every part is checked at once, strictly, with the same words.
+ */
 export function registerOperationRoutes(app: FastifyInstance, ops: readonly Operation[], rt: Runtime): void {
-  const typed = app.withTypeProvider<ZodTypeProvider>();
   for (const op of ops) {
-    typed.route({
+    app.route({
       method: op.method,
       url: `/v1${fastifyPath(op.path)}`,
-      schema: {
-        operationId: op.name,
-        summary: op.summary,
-        tags: [op.group],
-        ...(op.params ? { params: op.params } : {}),
-        ...(op.query ? { querystring: op.query } : {}),
-        ...(op.body ? { body: op.body } : {}),
-        response: op.output ? { [op.status]: op.output } : { 204: z.null().describe('No content') },
-      },
       // Fail on auth before the body is read (no 4 MiB upload, 413 or 415 for a caller without a token).
       preParsing: async (request, _reply, payload) => {
         principalOf(request);
         return payload;
       },
-      preValidation: async (request) => {
-        if (op.body && request.body === undefined) request.body = {};
-      },
       handler: async (request, reply) => {
         const principal = principalOf(request);
-        const params = Object.entries(request.params as Record<string, unknown>).map(([name, value]) => [op.pathInput[name] ?? name, value]);
-        const input = {
-          ...Object.fromEntries(params),
-          ...(request.query as Record<string, unknown>),
-          ...(request.body as Record<string, unknown> | undefined),
-        };
+        const input = validateInput(op, { path: request.params, query: request.query, body: request.body });
         const key = op.readOnly ? undefined : idempotencyKey(request);
         const outcome = await execute(rt, op, principal, input, key);
         // The status comes from the operation's own table entry.
-        reply.code(outcome.status as 204);
+        reply.code(outcome.status);
         if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
         if (outcome.body === null) return reply.send();
         return reply.type('application/json; charset=utf-8').send(outcome.body);

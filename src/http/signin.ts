@@ -32,7 +32,7 @@ const BODY_LIMIT = 16 * 1024;
 export async function signinRoutes(app: FastifyInstance, deps: SigninDeps): Promise<void> {
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
 
-  app.get('/signin', { schema: { hide: true } }, async (request, reply) => {
+  app.get('/signin', async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     const code = typeof query.code === 'string' ? query.code : undefined;
     const next = typeof query.next === 'string' ? sameOriginPath(query.next) : undefined;
@@ -45,7 +45,7 @@ export async function signinRoutes(app: FastifyInstance, deps: SigninDeps): Prom
     throw crossSiteRequest();
   };
 
-  app.post('/signin', { schema: { hide: true }, bodyLimit: BODY_LIMIT, onRequest: refuseCrossSite }, async (request, reply) => {
+  app.post('/signin', { bodyLimit: BODY_LIMIT, onRequest: refuseCrossSite }, async (request, reply) => {
     const body = fields(request);
     const code = typeof body.code === 'string' ? body.code : '';
     try {
@@ -59,7 +59,7 @@ export async function signinRoutes(app: FastifyInstance, deps: SigninDeps): Prom
     return reply.code(303).header('Location', next).header('Cache-Control', 'no-store').send();
   });
 
-  app.post('/signout', { schema: { hide: true }, bodyLimit: BODY_LIMIT, onRequest: refuseCrossSite }, async (request, reply) => {
+  app.post('/signout', { bodyLimit: BODY_LIMIT, onRequest: refuseCrossSite }, async (request, reply) => {
     const secret = request.cookies[SESSION_COOKIE];
     if (secret) {
       try {

@@ -102,10 +102,10 @@ export async function webApp(app: FastifyInstance, opts: WebAppOptions): Promise
     return reply.sendFile('index.html', opts.webDir, { cacheControl: false });
   };
 
-  for (const url of PAGE_ROUTES) app.get(url, { schema: { hide: true } }, async (_request, reply) => sendApp(reply));
+  for (const url of PAGE_ROUTES) app.get(url, async (_request, reply) => sendApp(reply));
 
   const neverApp = opts.publicLinkPath === '' ? NEVER_APP : [...NEVER_APP, opts.publicLinkPath];
-  app.get('/*', { schema: { hide: true }, helmet: false }, async (request, reply) => {
+  app.get('/*', { helmet: false }, async (request, reply) => {
     const path = request.url.split('?')[0] ?? request.url;
     if (neverApp.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))) return reply.callNotFound();
     const file = topLevelFile(path, opts.webDir);

@@ -51,7 +51,6 @@ export async function mcpHttpTransport(app: FastifyInstance, opts: McpHttpOption
   };
 
   app.post(MCP_PATH, {
-    schema: { hide: true },
     preValidation: async (request, reply) => {
       if (!request.principal) reply.header('WWW-Authenticate', 'Bearer realm="tack"');
       principalOf(request);
@@ -79,7 +78,6 @@ export async function mcpHttpTransport(app: FastifyInstance, opts: McpHttpOption
   app.route({
     method: ['GET', 'DELETE'],
     url: MCP_PATH,
-    schema: { hide: true },
     handler: async (request, reply) => reply.code(405).header('Allow', 'POST').send(envelopeFor(405, request.id)),
   });
 }

@@ -1,5 +1,6 @@
 import { validationFailed, type FieldError } from '../domain/errors.js';
 import { IDEMPOTENCY_KEY_MESSAGE, IDEMPOTENCY_KEY_PATTERN } from '../domain/idempotency-key.js';
+import { closestField } from '../operations/field-names.js';
 import type { JsonSchema, OperationEntry } from '../operations/manifest.js';
 
 /** The argument of every write tool that means what the `Idempotency-Key` header means on /v1. */
@@ -50,20 +51,20 @@ export function toolCall(entry: OperationEntry, args: Record<string, unknown>): 
     else if (name === IDEMPOTENCY_KEY_ARGUMENT && !entry.readOnly) {
       if (value === undefined || value === null) continue;
       if (typeof value === 'string' && IDEMPOTENCY_KEY_PATTERN.test(value)) idempotencyKey = value;
-      else errors.push({ field: name, code: 'invalid', message: IDEMPOTENCY_KEY_MESSAGE });
+      else errors.push({ field: name, code: 'invalid', message: `${name} ${IDEMPOTENCY_KEY_MESSAGE}.` });
     } else {
-      errors.push({ field: name, code: 'unknown_field', message: unknownMessage(entry) });
+      errors.push({ field: name, code: 'unknown_field', message: unknownMessage(entry, name) });
     }
   }
   if (errors.length > 0) throw validationFailed(errors);
   return { input, idempotencyKey };
 }
 
-/** Names what the tool does take, so a caller that guessed a name can correct it. */
-function unknownMessage(entry: OperationEntry): string {
+/** A sentence naming what the tool does take (and the likely meant one), so a caller that guessed a name can correct it. */
+function unknownMessage(entry: OperationEntry, name: string): string {
   const names = entry.fields.map((f) => f.name);
   if (!entry.readOnly) names.push(IDEMPOTENCY_KEY_ARGUMENT);
-  return names.length === 0
-    ? `is not an argument of ${entry.name}, which takes none`
-    : `is not an argument of ${entry.name}; it takes ${names.join(', ')}`;
+  if (names.length === 0) return `${name} is not an argument of ${entry.name}, which takes none.`;
+  const guess = closestField(name, names);
+  return `${name} is not an argument of ${entry.name}; ${guess ? `did you mean ${guess}? It` : 'it'} takes ${names.join(', ')}.`;
 }

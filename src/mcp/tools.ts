@@ -60,7 +60,8 @@ export function successResult(entry: OperationEntry, body: unknown, replayed = f
  */
 export function errorResult(envelope: ToolErrorEnvelope): CallToolResult {
   const lines = [`${envelope.code}: ${envelope.user_message}`];
-  for (const e of envelope.errors ?? []) lines.push(`- ${e.field}: ${e.message} (${e.code})`);
+  // Each message is a sentence naming its field; the one already said as user_message is not repeated.
+  for (const e of envelope.errors ?? []) if (e.message !== envelope.user_message) lines.push(`- ${e.message} (${e.code})`);
   if (envelope.request_id) lines.push(`request_id: ${envelope.request_id}`);
   return {
     isError: true,

@@ -7,6 +7,7 @@ import { JsonText } from '../domain/json-text.js';
 import { claimKey, recordKey, requestHash, type IdempotencySlot } from '../domain/idempotency.js';
 import type { JobRunner } from '../domain/jobs.js';
 import { requireScope, requireWriter } from '../domain/permissions.js';
+import { resolveDueDates } from '../domain/todo-due.js';
 import type { Operation } from './operation.js';
 import { writeTransaction } from './write-transaction.js';
 
@@ -35,7 +36,9 @@ export interface Outcome {
  * then a read on the pool, or a write in its own transaction together with its
  * idempotency record. Inside that transaction the caller's token is read again, so no
  * process applies a write of a token whose revocation has committed. `input` must already
- * be validated against `op.input`.
+ * be validated (`validateInput`); `today` and `tomorrow` in its due-date fields are resolved
+ * here, in the caller's time zone, so every face reads them alike (the idempotency key is
+ * bound to the words as sent).
  */
 export async function execute(
   rt: Runtime,
@@ -47,13 +50,15 @@ export async function execute(
   requireScope(principal, op.scope);
   const ctx = (db: Kysely<Database>, caller = principal): Ctx => ({ db, clock: rt.clock, principal: caller, publicBaseUrl: rt.publicBaseUrl, appUrl: rt.appUrl, jobs: rt.jobs });
   if (op.readOnly) {
-    const result = await op.run(ctx(rt.db), input);
+    const result = await op.run(ctx(rt.db), await resolveDueDates(ctx(rt.db), input, op.dueDateFields));
     return { status: op.status, body: serialize(result), replayed: false };
   }
   requireWriter(principal);
   const slot: IdempotencySlot | undefined = idempotencyKey
     ? { owner: idempotencyOwner(principal), operation: op.name, key: idempotencyKey, hash: requestHash(input), secret: principal.replaySecret }
     : undefined;
+  // Before the transaction: the embedded database has one connection, which the transaction holds.
+  input = await resolveDueDates(ctx(rt.db), input, op.dueDateFields);
   if (op.ownTransactions) {
     const caller = await confirmCaller(rt.db, principal, rt.clock());
     requireWriter(caller);

@@ -188,7 +188,8 @@ function kindOf(schema: JsonSchema): FieldKind {
 /** The alternatives of `anyOf`/`oneOf`, or of a list of types; undefined for a single schema. */
 function unionMembers(schema: JsonSchema): JsonSchema[] | undefined {
   const alternatives = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
-  if (Array.isArray(alternatives)) return alternatives;
+  // `{type: string, anyOf: [{format: date}, {enum: [today, tomorrow]}]}`: each member is a string.
+  if (Array.isArray(alternatives)) return alternatives.map((a) => (a.type === undefined && typeof schema.type === 'string' ? { type: schema.type, ...a } : a));
   if (Array.isArray(schema.type)) return (schema.type as string[]).map((type) => ({ type }));
   return undefined;
 }

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import type { Ctx, Scope } from '../domain/context.js';
+import { anyText, references } from '../domain/fields.js';
 import type { JsonText } from '../domain/json-text.js';
+import { dueDate } from '../domain/todo-due.js';
+import type { TextType } from './input-validation.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -72,6 +75,14 @@ export interface Operation {
   pathInput: Readonly<Record<string, string>>;
   /** params, query and body as one object: MCP tool input, CLI options. */
   input: Obj;
+  /** Path and query fields whose text is read as a number or boolean. */
+  textTypes: Readonly<Record<string, TextType>>;
+  /** Fields that take `today` and `tomorrow` as well as a date (resolved in the caller's time zone). */
+  dueDateFields: readonly string[];
+  /** The operation names things (path parameters, or ids, slugs and refs in its query or body): it can answer 404. */
+  namesThings: boolean;
+  /** Fields that take any text, NUL included (a search query, a cursor): the domain reads them itself. */
+  anyTextFields: readonly string[];
   output: z.ZodType | undefined;
   status: 200 | 201 | 204;
   readOnly: boolean;
@@ -104,10 +115,14 @@ export function defineOperation<
   const R extends Renames = {},
   const N extends string = string,
 >(spec: OperationSpec<P, Q, B, O, R> & { name: N }): TypedOperation<N, O> {
+  // Every part is strict: a field the operation does not define is refused, never stripped.
+  const params = spec.params?.strict();
+  const query = spec.query?.strict();
+  const body = spec.body?.strict();
   const renamed: Record<string, string | undefined> = spec.pathInput ?? {};
-  const pathInput = Object.fromEntries(Object.keys(spec.params?.shape ?? {}).map((name) => [name, renamed[name] ?? name]));
-  const params = Object.fromEntries(Object.entries(spec.params?.shape ?? {}).map(([name, schema]) => [pathInput[name]!, schema]));
-  const shape = { ...params, ...spec.query?.shape, ...spec.body?.shape };
+  const pathInput = Object.fromEntries(Object.keys(params?.shape ?? {}).map((name) => [name, renamed[name] ?? name]));
+  const inputParams = Object.fromEntries(Object.entries(params?.shape ?? {}).map(([name, schema]) => [pathInput[name]!, schema]));
+  const shape = { ...inputParams, ...query?.shape, ...body?.shape };
   return {
     name: spec.name,
     summary: spec.summary,
@@ -115,11 +130,16 @@ export function defineOperation<
     method: spec.method,
     path: spec.path,
     scope: spec.scope,
-    params: spec.params,
-    query: spec.query,
-    body: spec.body,
+    params,
+    query,
+    body,
     pathInput,
-    input: z.object(shape),
+    input: z.strictObject(shape),
+    // Keyed by the names path and query values arrive under (the URL's, for path parameters).
+    textTypes: textTypes({ ...params?.shape, ...query?.shape }),
+    dueDateFields: Object.keys(shape).filter((key) => reaches(shape[key]!, (s) => s === dueDate, false)),
+    anyTextFields: Object.keys(shape).filter((key) => reaches(shape[key]!, (s) => anyText.has(s), false)),
+    namesThings: params !== undefined || Object.values(shape).some((field) => reaches(field, (s) => references.has(s), true)),
     output: spec.output as O,
     status: spec.status ?? (spec.output ? 200 : 204),
     readOnly: spec.method === 'GET',
@@ -132,4 +152,26 @@ export function defineOperation<
     // schemas before calling, so widening the parameter here is sound.
     run: spec.run as (ctx: Ctx, input: Record<string, unknown>) => Promise<unknown>,
   };
+}
+
+/** The JSON type of each field that arrives as text but is not text. */
+function textTypes(shape: Record<string, z.ZodType>): Record<string, TextType> {
+  const types: Record<string, TextType> = {};
+  for (const [key, field] of Object.entries(shape)) {
+    const json = z.toJSONSchema(field, { io: 'input', unrepresentable: 'any' }) as { type?: unknown; anyOf?: { type?: unknown }[] };
+    const type = json.type ?? json.anyOf?.find((s) => s.type !== 'null')?.type;
+    if (type === 'integer' || type === 'number' || type === 'boolean') types[key] = type;
+  }
+  return types;
+}
+
+/**
+ * Whether `test` holds for `schema` or a schema it was made from: through optional,
+ * nullable, default and described copies, and, with `deep`, into list items and union members.
+ */
+function reaches(schema: z.core.$ZodType, test: (s: z.core.$ZodType) => boolean, deep: boolean): boolean {
+  if (test(schema)) return true;
+  const def = schema._zod.def as { innerType?: z.core.$ZodType; element?: z.core.$ZodType; options?: z.core.$ZodType[]; in?: z.core.$ZodType };
+  const next = [schema._zod.parent, def.innerType, ...(deep ? [def.element, def.in, ...(def.options ?? [])] : [])];
+  return next.some((s) => s !== undefined && reaches(s, test, deep));
 }

@@ -116,7 +116,7 @@ async function eventsRoute(scope: FastifyInstance, deps: SlackDeps, botToken: st
   scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_request, body, done) => done(null, body));
   scope.addHook('onClose', async () => receiver.drain());
 
-  scope.post(SLACK_EVENTS_PATH, { bodyLimit: BODY_LIMIT, schema: { hide: true } }, async (request, reply) => {
+  scope.post(SLACK_EVENTS_PATH, { bodyLimit: BODY_LIMIT }, async (request, reply) => {
     const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const contentType = header(request, 'content-type');
     // Slack's probe is unsigned and does nothing but prove we answer.

@@ -11,7 +11,8 @@ import { messageView } from './views/blocks.js';
 export function errorReply(err: unknown, log: Logger): SlackReply {
   if (err instanceof UsageError) return messageView(err.problem ? `${err.problem}\n${err.usage}` : err.usage);
   if (err instanceof AppError) {
-    const fields = err.fields?.map((f) => `• \`${f.field}\` ${f.message}`) ?? [];
+    // Each field error is a sentence naming its field; the one already said as user_message is not repeated.
+    const fields = err.fields?.filter((f) => f.message !== err.userMessage).map((f) => `• ${f.message}`) ?? [];
     return messageView([err.userMessage, ...fields].join('\n'));
   }
   log.error({ err }, 'Slack command failed');

@@ -3,6 +3,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { generateToken } from '../../src/domain/token-format.js';
 import { startServer, type RunningServer, type ServerOptions } from '../../src/server.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import { assertConforms } from './openapi-conformance.js';
 
 export interface TestServer {
   server: RunningServer;
@@ -32,7 +33,14 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-/** A client for a running server over real HTTP; `token` defaults to the given one. */
+/** Operations and statuses answered through `apiClient` in this test file, each checked against the document. */
+export const answered = new Map<string, Set<number>>();
+
+/**
+ * A client for a running server over real HTTP; `token` defaults to the given one. Every
+ * answer to a `/v1` operation is checked against the OpenAPI document (status, body,
+ * headers): a test whose traffic drifts from the document fails where it happened.
+ */
 export function apiClient(baseUrl: string, defaultToken: string | null): Api {
   return async (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };
@@ -46,6 +54,11 @@ export function apiClient(baseUrl: string, defaultToken: string | null): Api {
     }
     const res = await fetch(`${baseUrl}${path}`, { method, headers, body });
     const text = await res.text();
+    const { operationId } = assertConforms({ method, url: path, status: res.status, headers: res.headers, text });
+    if (operationId) {
+      if (!answered.has(operationId)) answered.set(operationId, new Set());
+      answered.get(operationId)!.add(res.status);
+    }
     let parsed: unknown = undefined;
     try {
       parsed = text ? JSON.parse(text) : undefined;

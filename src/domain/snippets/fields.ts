@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../errors.js';
-import { id, label, pageQuery } from '../fields.js';
+import { anyText, id, label, pageQuery } from '../fields.js';
 import { SNIPPET_TYPES, SNIPPET_VISIBILITIES as VISIBILITIES } from '../vocabulary.js';
 
 /** Input and output shapes of snippets, and the limits a person would expect of them. */
@@ -14,7 +14,7 @@ export const MAX_TAGS = 20;
 const name = label(MAX_NAME);
 const category = label(MAX_CATEGORY).describe('Free path-like label, such as ops/deploy');
 const tag = label(MAX_TAG);
-const tags = z.array(tag).max(MAX_TAGS, `must be at most ${MAX_TAGS} tags`);
+const tags = z.array(tag).max(MAX_TAGS, `must have at most ${MAX_TAGS} items`);
 /** The size limit (1 MiB of UTF-8) is checked by the domain, answering 413 rather than 422. */
 const body = z
   .string()
@@ -51,7 +51,8 @@ export const listSnippetsInput = z.object({
   tag: tag.optional().describe('Only snippets carrying this tag'),
   q: z
     .string()
-    .max(100_000, 'must be at most 100000 characters')
+    .max(100_000, 'must be at most 100000 characters long')
+    .register(anyText, {})
     .optional()
     .describe('Full-text search over name, category, tags and body (web search syntax: "phrase", or, -word)'),
 });
@@ -60,7 +61,7 @@ export const listSnippetVersionsInput = z.object({ id: snippetRef, ...pageQuery 
 
 export const snippetVersionRefInput = z.object({
   id: snippetRef,
-  n: z.coerce.number().int().min(1).max(2_147_483_647).describe('Version number, from 1'),
+  n: z.number().int().min(1).max(2_147_483_647).describe('Version number, from 1'),
 });
 
 export const snippetSchema = z.object({

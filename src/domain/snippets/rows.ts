@@ -29,7 +29,7 @@ export const snippetColumns = [
 export type SnippetRow = Omit<Selectable<SnippetsTable>, 'search'>;
 export type SnippetWithLink = SnippetRow & { link: string | null };
 
-export const snippetNotFound = () => notFound('snippet');
+export const snippetNotFound = (ref: string) => notFound('snippet', ref);
 
 /**
  * The caller's organization, and of it what they may see: team snippets and their own
@@ -60,7 +60,7 @@ export async function loadSnippet(ctx: Ctx, ref: string): Promise<SnippetWithLin
     .where(visibleTo(ctx))
     .where(byRef(ref))
     .executeTakeFirst();
-  if (!row) throw snippetNotFound();
+  if (!row) throw snippetNotFound(ref);
   return row;
 }
 
@@ -73,7 +73,7 @@ export async function lockSnippet(ctx: Ctx, ref: string): Promise<SnippetRow> {
     .where(byRef(ref))
     .forUpdate()
     .executeTakeFirst();
-  if (!row) throw snippetNotFound();
+  if (!row) throw snippetNotFound(ref);
   return row;
 }
 

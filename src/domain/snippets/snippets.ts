@@ -132,7 +132,7 @@ export async function updateSnippet(ctx: Ctx, input: z.infer<typeof updateSnippe
 /** Deletes the snippet with every version and link: all of them answer 404 from the commit on. */
 export async function deleteSnippet(ctx: Ctx, input: z.infer<typeof snippetRefInput>): Promise<void> {
   const result = await ctx.db.deleteFrom('snippets').where(visibleTo(ctx)).where(byRef(input.id)).executeTakeFirst();
-  if (result.numDeletedRows === 0n) throw snippetNotFound();
+  if (result.numDeletedRows === 0n) throw snippetNotFound(input.id);
 }
 
 /** Revokes the public link (404 from the commit on) and returns the new one. */

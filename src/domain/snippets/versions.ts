@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { z } from 'zod';
 import type { SnippetType, SnippetVersionsTable } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
-import { notFound } from '../errors.js';
+import { AppError } from '../errors.js';
 import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from '../pagination.js';
 import { toIso } from '../time.js';
 import type { listSnippetVersionsInput, SnippetVersion, snippetVersionRefInput } from './fields.js';
@@ -36,7 +36,7 @@ function presentVersion(type: SnippetType, row: VersionRow): SnippetVersion {
 /** The snippet the caller may see, by id or slug: its id and type, or 404 `snippet_not_found`. */
 async function visibleSnippet(ctx: Ctx, ref: string): Promise<{ id: string; type: SnippetType }> {
   const row = await ctx.db.selectFrom('snippets').select(['snippets.id', 'snippets.type']).where(visibleTo(ctx)).where(byRef(ref)).executeTakeFirst();
-  if (!row) throw snippetNotFound();
+  if (!row) throw snippetNotFound(ref);
   return row;
 }
 
@@ -69,6 +69,6 @@ export async function getSnippetVersion(ctx: Ctx, input: z.infer<typeof snippetV
     .where('snippet_versions.snippet_id', '=', snippet.id)
     .where('snippet_versions.version', '=', input.n)
     .executeTakeFirst();
-  if (!row) throw notFound('snippet_version');
+  if (!row) throw new AppError('snippet_version_not_found', 404, `Snippet ${JSON.stringify(input.id)} has no version ${input.n}.`);
   return presentVersion(snippet.type, row);
 }

@@ -136,8 +136,10 @@ export function modalErrors(fields: readonly { field: string; message: string }[
     errors[block] = clip(errors[block] ? `${errors[block]} ${text}` : text, ERROR_TEXT_MAX);
   };
   for (const f of fields) {
-    if ((TODO_MODAL_FIELDS as readonly string[]).includes(f.field)) add(f.field, sentence(f.message));
-    else add('title', `${f.field}: ${f.message}`);
+    // A field error is a sentence naming its field ("title must not be empty."); under its own input the name goes.
+    const own = f.message.startsWith(`${f.field} `) ? f.message.slice(f.field.length + 1) : f.message;
+    if ((TODO_MODAL_FIELDS as readonly string[]).includes(f.field)) add(f.field, sentence(own));
+    else add('title', f.message);
   }
   if (general && Object.keys(errors).length === 0) add('title', general);
   return errors;

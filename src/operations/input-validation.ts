@@ -1,0 +1,180 @@
+import { z } from 'zod';
+import { validationFailed, type FieldError } from '../domain/errors.js';
+import { closestField } from './field-names.js';
+import { fieldSentence, issueMessage } from './issue-messages.js';
+import type { Operation } from './operation.js';
+
+/** Where a value travels in an HTTP request; also the field name of a problem with the whole part. */
+export type Part = 'path' | 'query' | 'body';
+
+export interface RequestParts {
+  path?: unknown;
+  query?: unknown;
+  body?: unknown;
+}
+
+/** A part the operation does not take: strict and empty, so anything sent in it is an unknown field. */
+const NOTHING = z.strictObject({});
+
+/**
+ * Validates a request's parts with the operation's own schemas, the same for every face
+ * (HTTP routes, MCP tools, Slack commands), and returns the merged input or throws one 422
+ * `validation_failed` listing every problem of every part:
+ *
+ * - path and query values arrive as text and are read strictly as the field's declared type
+ *   (`limit=1e2` is not an integer, `done=yes` is not a boolean);
+ * - a field the operation does not define is `unknown_field`, never stripped;
+ * - text with a NUL character is refused wherever it is (Postgres cannot hold it), but in
+ *   the fields that take any text (`anyText`: a search query, a cursor);
+ * - a PATCH must change something: an empty body is refused, on every resource alike;
+ * - one error per field, each a sentence (issue-messages.ts).
+ */
+export function validateInput(op: Operation, parts: RequestParts, pathNames: 'url' | 'input' = 'url'): Record<string, unknown> {
+  const errors: FieldError[] = [];
+  const input: Record<string, unknown> = {};
+  // Path parameters arrive under the URL's names and reach the domain under their input names
+  // (`pathInput`); a problem with one is named as the caller named it.
+  const rename = (part: Part, name: string) => (part === 'path' ? (op.pathInput[name] ?? name) : name);
+  const checks: [Part, z.ZodObject | undefined, unknown][] = [
+    ['path', op.params, parts.path ?? {}],
+    ['query', op.query, parts.query ?? {}],
+    // No body is an empty one; a JSON `null` is a body, and not an object.
+    ['body', op.body, parts.body === undefined ? {} : parts.body],
+  ];
+  for (const [part, schema, raw] of checks) {
+    const value = part === 'body' ? raw : readText(op.textTypes, raw);
+    const result = checkPart(part, schema ?? NOTHING, value, op.anyTextFields);
+    if (result.errors.length > 0) {
+      errors.push(...result.errors.map((e) => (part === 'path' && pathNames === 'input' ? renameField(e, rename(part, e.field)) : e)));
+    } else {
+      for (const [key, v] of Object.entries(result.data)) input[rename(part, key)] = v;
+    }
+  }
+  if (errors.length === 0 && op.method === 'PATCH' && op.body && isEmptyPatch(parts.body)) {
+    const names = Object.keys(op.body.shape);
+    errors.push({ field: 'body', code: 'empty', message: `Give at least one field to change: ${names.join(', ')}.` });
+  }
+  if (errors.length > 0) throw validationFailed(errors);
+  return input;
+}
+
+
+function renameField(e: FieldError, field: string): FieldError {
+  return field === e.field ? e : { ...e, field, message: e.message.startsWith(`${e.field} `) ? `${field}${e.message.slice(e.field.length)}` : e.message };
+}
+
+function isEmptyPatch(body: unknown): boolean {
+  return body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
+}
+
+interface Checked {
+  data: Record<string, unknown>;
+  errors: FieldError[];
+}
+
+function checkPart(part: Part, schema: z.ZodObject, value: unknown, anyText: readonly string[]): Checked {
+  const nul = nulFields(value, [])
+    .filter((path) => !(path.length === 1 && anyText.includes(path[0]!)))
+    .map((path) => fieldName(part, path));
+  // reportInput keeps each issue's input, so a missing field is told apart from a wrong one.
+  const result = schema.safeParse(value, { error: issueMessage, reportInput: true });
+  const errors: FieldError[] = [];
+  const seen = new Set<string>();
+  const add = (e: FieldError) => {
+    if (seen.has(e.field)) return;
+    seen.add(e.field);
+    errors.push(e);
+  };
+  if (!result.success) {
+    // The issue that names a rule of tack wins over zod's own bounds (the safe-integer range).
+    const issues = [...result.error.issues].sort((a, b) => Number(isMachineBound(a)) - Number(isMachineBound(b)));
+    for (const issue of issues) {
+      if (issue.code === 'unrecognized_keys') {
+        for (const key of issue.keys) add(unknownField(part, schema, [...issue.path, key]));
+        continue;
+      }
+      const field = fieldName(part, issue.path);
+      if (nul.includes(field)) continue;
+      add({ field, code: codeOf(issue), message: fieldSentence(field, issue.message) });
+    }
+  }
+  for (const field of nul) add({ field, code: 'invalid_characters', message: `${field} must not contain the NUL character (\\u0000).` });
+  if (errors.length > 0) return { data: {}, errors: sortByField(errors, value) };
+  return { data: result.data as Record<string, unknown>, errors };
+}
+
+/** Errors in the order the fields were sent, so the first one shown is the first one written. */
+function sortByField(errors: FieldError[], value: unknown): FieldError[] {
+  const order = value && typeof value === 'object' ? Object.keys(value) : [];
+  const rank = (e: FieldError) => {
+    const i = order.indexOf(e.field.split('.')[0]!);
+    return i === -1 ? order.length : i;
+  };
+  return [...errors].sort((a, b) => rank(a) - rank(b));
+}
+
+function fieldName(part: Part, path: readonly PropertyKey[]): string {
+  return path.length === 0 ? part : path.map(String).join('.');
+}
+
+function codeOf(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_type' && issue.input === undefined) return 'required';
+  if (issue.code === 'custom') {
+    const code = (issue.params as { code?: unknown } | undefined)?.code;
+    return typeof code === 'string' ? code : 'invalid';
+  }
+  if (issue.code === 'invalid_union') return 'invalid';
+  return issue.code;
+}
+
+function isMachineBound(issue: z.core.$ZodIssue): boolean {
+  return (issue.code === 'too_big' || issue.code === 'too_small') && Math.abs(Number(issue.code === 'too_big' ? issue.maximum : issue.minimum)) >= Number.MAX_SAFE_INTEGER;
+}
+
+function unknownField(part: Part, schema: z.ZodObject, path: readonly PropertyKey[]): FieldError {
+  const field = path.map(String).join('.');
+  const known = path.length === 1 ? Object.keys(schema.shape) : [];
+  const where = part === 'query' ? 'query parameter' : part === 'path' ? 'path parameter' : 'field';
+  let message: string;
+  if (path.length === 1 && known.length === 0) {
+    message = part === 'body' ? `${field} is not accepted: this request takes no body.` : `${field} is not accepted: this request takes no ${where}s.`;
+  } else {
+    const guess = closestField(String(path[path.length - 1]), known);
+    message = guess
+      ? `${field} is not a ${where} of this request; did you mean ${guess}?`
+      : `${field} is not a ${where} of this request; remove it${known.length > 0 ? ` (the ${where}s are ${known.join(', ')})` : ''}.`;
+  }
+  return { field, code: 'unknown_field', message };
+}
+
+/** Paths of the string values (at any depth) that hold a NUL character. */
+function nulFields(value: unknown, path: string[]): string[][] {
+  if (typeof value === 'string') return value.includes('\u0000') ? [path] : [];
+  if (Array.isArray(value)) return value.flatMap((v, i) => nulFields(v, [...path, String(i)]));
+  if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => nulFields(v, [...path, k]));
+  return [];
+}
+
+/** The declared type of a path or query field, where text must be read as something else. */
+export type TextType = 'integer' | 'number' | 'boolean';
+
+const INTEGER = /^-?\d+$/;
+const NUMBER = /^-?\d+(\.\d+)?$/;
+
+/**
+ * Path and query values are text. A field declared integer, number or boolean is read from
+ * the exact text of one (`25`, `2.5`, `true`); anything else is left as text, so the
+ * schema refuses it with a message saying what it must be. Never `Number("1e2")`.
+ */
+function readText(types: Readonly<Record<string, TextType>>, raw: unknown): unknown {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return raw;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    const type = types[key];
+    if (typeof value !== 'string' || type === undefined) out[key] = value;
+    else if (type === 'integer') out[key] = INTEGER.test(value) ? Number(value) : value;
+    else if (type === 'number') out[key] = NUMBER.test(value) ? Number(value) : value;
+    else out[key] = value === 'true' ? true : value === 'false' ? false : value;
+  }
+  return out;
+}
