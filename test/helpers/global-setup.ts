@@ -1,5 +1,7 @@
 import pg from 'pg';
 import { Redis } from 'ioredis';
+import { accessSync, constants } from 'node:fs';
+import { CHROMIUM } from './browser.js';
 import { DATABASE_URL, REDIS_URL } from './services.js';
 
 /** Fails the run at once, saying plainly which service is missing and how it was looked for. */
@@ -27,8 +29,16 @@ export default async function checkServices(): Promise<void> {
   } finally {
     redis.disconnect();
   }
+  try {
+    accessSync(CHROMIUM, constants.X_OK);
+  } catch {
+    missing.push(
+      `Chromium is not at ${CHROMIUM} (the web app's browser tests drive it). ` +
+        'Install it with `apt-get install chromium`, or set CHROMIUM_PATH to a Chromium or Chrome binary.',
+    );
+  }
   if (missing.length > 0) {
-    const text = `\nThe tests need real services:\n - ${missing.join('\n - ')}\n(.ci/run starts both when they are installed.)\n`;
+    const text = `\nThe tests need these and could not find them:\n - ${missing.join('\n - ')}\n(.ci/run installs and starts what is missing.)\n`;
     process.stderr.write(text);
     throw new Error(text);
   }
