@@ -71,6 +71,8 @@ describe('web app in Chromium', { timeout: 90_000 }, () => {
     await page.locator(`button[data-card="${ref}"]`).focus();
     await page.keyboard.press('Space');
     await page.locator('.tile-overlay').waitFor();
+    // Picked up once the board has measured its columns: the card is over its own column.
+    await page.locator('section.column.over[data-status="in_review"]').waitFor();
     await page.keyboard.press('ArrowRight');
     await page.locator('section.column.over[data-status="done"]').waitFor();
     await page.keyboard.press('Space');
@@ -98,6 +100,7 @@ describe('web app in Chromium', { timeout: 90_000 }, () => {
     await handle.focus();
     await page.keyboard.press('Space');
     await page.locator('.tile-overlay').waitFor();
+    await page.locator('section.column.over[data-status="backlog"]').waitFor();
     await page.keyboard.press('ArrowRight');
     await page.locator('section.column.over[data-status="in_progress"]').waitFor();
     await page.keyboard.press('Space');

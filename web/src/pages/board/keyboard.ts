@@ -12,7 +12,15 @@ export const columnKeyboardCoordinates: KeyboardCoordinateGetter = (event, { con
   event.preventDefault();
   const { active, over, droppableRects, collisionRect } = context;
   if (!active || !collisionRect) return currentCoordinates;
-  const from = (over?.id ?? (active.data.current as { card?: { workflow_status: WorkflowStatus } } | undefined)?.card?.workflow_status) as WorkflowStatus | undefined;
+  // The column the card in hand is over now, read from where it is: `over` is not known
+  // until collision detection has run once, and the card's own data may predate a move.
+  const cx = collisionRect.left + collisionRect.width / 2;
+  const cy = collisionRect.top + collisionRect.height / 2;
+  const here = STATUSES.find((s) => {
+    const r = droppableRects.get(s);
+    return r !== undefined && cx >= r.left && cx <= r.left + r.width && cy >= r.top && cy <= r.top + r.height;
+  });
+  const from = (here ?? over?.id ?? (active.data.current as { card?: { workflow_status: WorkflowStatus } } | undefined)?.card?.workflow_status) as WorkflowStatus | undefined;
   const index = from ? STATUSES.indexOf(from) : 0;
   const target = STATUSES[Math.min(STATUSES.length - 1, Math.max(0, index + step))]!;
   const rect = droppableRects.get(target);
