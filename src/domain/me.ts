@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { SCOPES, type Ctx, type Profile } from './context.js';
 import { notFound } from './errors.js';
-import { memberSchema, orgSchema, presentMember } from './members.js';
+import { PROFILE_COLUMNS, profileOf } from './authenticate.js';
+import { memberSchema, orgSchema } from './members.js';
 
 export const meSchema = z.object({
   member: memberSchema,
@@ -25,22 +26,10 @@ async function loadProfile(ctx: Ctx): Promise<Profile> {
   const row = await ctx.db
     .selectFrom('members')
     .innerJoin('organizations', 'organizations.id', 'members.org_id')
-    .select([
-      'members.id',
-      'members.org_id',
-      'members.name',
-      'members.email',
-      'members.role',
-      'members.slack_user_id',
-      'members.tz',
-      'members.reminder_hour',
-      'members.created_at',
-      'organizations.slug as org_slug',
-      'organizations.name as org_name',
-    ])
+    .select(['members.id as member_id', 'members.org_id', ...PROFILE_COLUMNS])
     .where('members.id', '=', ctx.principal.memberId)
     .where('members.org_id', '=', ctx.principal.orgId)
     .executeTakeFirst();
   if (!row) throw notFound('member', ctx.principal.memberId);
-  return { member: presentMember(row), org: { id: row.org_id, slug: row.org_slug, name: row.org_name } };
+  return profileOf(row);
 }
