@@ -123,7 +123,22 @@ function TitleEditor({ title, onSave }: { title: string; onSave: (t: string) => 
       <label htmlFor="card-title" className="visually-hidden">
         Title
       </label>
-      <input id="card-title" className="title-input" value={draft} onChange={(e) => setDraft(e.target.value)} onBlur={() => save()} maxLength={300} />
+      {/* A textarea so a long title wraps on a phone; Enter saves, as in a one-line field. */}
+      <textarea
+        id="card-title"
+        className="title-input"
+        rows={1}
+        value={draft}
+        onChange={(e) => setDraft(e.target.value.replace(/\n/g, ' '))}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter') {
+            e.preventDefault();
+            save();
+          }
+        }}
+        onBlur={() => save()}
+        maxLength={300}
+      />
     </form>
   );
 }
