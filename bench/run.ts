@@ -9,6 +9,8 @@
  * BENCH_COMPARE_DIR=<a built checkout of tack, e.g. main> adds that tack as one more
  * variant of every target, on the same database, for a same-run comparison.
  * BENCH_TACK_NODE_ARGS="--cpu-prof --cpu-prof-dir=<dir>" profiles the tack under test.
+ * BENCH_HOLD=1 seeds and starts everything, prints the targets, and waits for Ctrl-C instead
+ * of measuring (to load or profile one target by hand).
  */
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +28,7 @@ const load: LoadOptions = {
 };
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const compareDir = process.env.BENCH_COMPARE_DIR;
+const hold = process.env.BENCH_HOLD === '1';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const wanted = process.argv.slice(2);
 
@@ -104,12 +107,21 @@ async function main(): Promise<void> {
     );
     for (const scenario of selected) {
       const targets = await scenario.setup(ctx);
+      if (hold) {
+        for (const t of targets) console.log(JSON.stringify({ name: t.name, url: t.url, headers: t.headers, baselines: t.baselines?.map((b) => b.url) }));
+        continue;
+      }
       for (const target of targets) {
         process.stdout.write(`measuring ${target.name} …\n`);
         const compare = compared ? onServer(target, tack.url, compared.url, `tack at ${compareDir}`) : undefined;
         groups.push(await measureGroup(target, compare));
       }
       if (scenario.extra) notes.push(...(await scenario.extra(ctx)));
+    }
+    if (hold) {
+      console.log(`holding: tack at ${tack.url}, database ${databaseUrl(dbName)}, token ${token}; Ctrl-C to stop`);
+      await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+      return;
     }
     console.log(`\n${groupTable(groups)}\n`);
     console.log('req/s, p50 and p99: the median of the rounds; ratio = req/s / req/s of the raw route of the same target in the same run');

@@ -13,35 +13,68 @@ const MAX_PREPARED_TEXT = 4_000;
  * database time of a simple read on the bench). Statement names are the hash of their text,
  * so the same shape maps to the same statement on every connection.
  *
- * Two faults are handled here: a checked-out connection that dies (see `watchCheckout`),
+ * Two faults are handled here: a checked-out connection that dies (see `CheckedOutClient`),
  * and a plan made stale by another process's schema change (see `StatementNames`).
  */
 export class PreparedStatementPool implements PostgresPool {
   readonly #names = new StatementNames();
+  // One wrapper per pg connection, for its life: kysely keys its own connection object on the
+  // client it is handed, so a new wrapper per checkout would make it build a new one each time.
+  readonly #wrappers = new WeakMap<pg.PoolClient, CheckedOutClient>();
 
   constructor(private readonly pool: pg.Pool) {}
 
   async connect(): Promise<PostgresPoolClient> {
     const client = await this.pool.connect();
-    const checkout = watchCheckout(client);
-    const names = this.#names;
-    return {
-      async query<R>(text: string, values: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
-        try {
-          return (await runStatement(client, names, text, values as unknown[])) as PostgresQueryResult<R>;
-        } catch (err) {
-          checkout.failed(err);
-          throw err;
-        }
-      },
-      release() {
-        checkout.release();
-      },
-    } as PostgresPoolClient;
+    let wrapper = this.#wrappers.get(client);
+    if (wrapper === undefined) {
+      wrapper = new CheckedOutClient(client, this.#names);
+      this.#wrappers.set(client, wrapper);
+    }
+    wrapper.checkOut();
+    return wrapper as unknown as PostgresPoolClient;
   }
 
   async end(): Promise<void> {
     await this.pool.end();
+  }
+}
+
+/**
+ * A pg connection as kysely sees it. A connection can fail while checked out, between two
+ * queries of a transaction (a terminated backend, a server restart): pg then emits 'error' on
+ * the client, and with no listener that ends the process. The listener stays for the
+ * connection's life; what it heard while checked out gives the client back as broken
+ * (`release(err)`), so the pool closes it instead of handing it out again.
+ */
+class CheckedOutClient {
+  #broken: Error | undefined;
+
+  constructor(
+    private readonly client: pg.PoolClient,
+    private readonly names: StatementNames,
+  ) {
+    client.on('error', (err: Error) => {
+      this.#broken ??= err;
+    });
+  }
+
+  checkOut(): void {
+    // An error heard while idle was the pool's to handle (it drops such clients).
+    this.#broken = undefined;
+  }
+
+  async query<R>(text: string, values: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
+    try {
+      return (await runStatement(this.client, this.names, text, values as unknown[])) as PostgresQueryResult<R>;
+    } catch (err) {
+      if (isConnectionLost(err)) this.#broken ??= err as Error;
+      throw err;
+    }
+  }
+
+  release(): void {
+    this.client.release(this.#broken);
   }
 }
 
@@ -59,29 +92,6 @@ function statementName(text: string): string {
     names.set(text, name);
   }
   return name;
-}
-
-/**
- * A connection can fail while checked out, between two queries of a transaction (a
- * terminated backend, a server restart): pg then emits 'error' on the client, and with no
- * listener that ends the process. This listens for the whole checkout and gives a broken
- * client back as broken (`release(err)`), so the pool closes it instead of handing it out.
- */
-function watchCheckout(client: pg.PoolClient): { failed(err: unknown): void; release(): void } {
-  let broken: Error | undefined;
-  const onError = (err: Error) => {
-    broken ??= err;
-  };
-  client.on('error', onError);
-  return {
-    failed(err) {
-      if (isConnectionLost(err)) broken ??= err as Error;
-    },
-    release() {
-      client.removeListener('error', onError);
-      client.release(broken);
-    },
-  };
 }
 
 /** Runs one statement: parameterised ones as named prepared statements, re-prepared once after a stale plan. */

@@ -42,6 +42,8 @@ export function validateInput(op: Operation, parts: RequestParts, pathNames: 'ur
     ['body', op.body, parts.body === undefined ? {} : parts.body],
   ];
   for (const [part, schema, raw] of checks) {
+    // A part the operation does not take, sent empty: nothing to check (most reads' query and body).
+    if (schema === undefined && isEmptyObject(raw)) continue;
     const value = part === 'body' ? raw : readText(op.textTypes, raw);
     const result = checkPart(part, schema ?? NOTHING, value, op.anyTextFields);
     if (result.errors.length > 0) {
@@ -61,6 +63,12 @@ export function validateInput(op: Operation, parts: RequestParts, pathNames: 'ur
 
 function renameField(e: FieldError, field: string): FieldError {
   return field === e.field ? e : { ...e, field, message: e.message.startsWith(`${e.field} `) ? `${field}${e.message.slice(e.field.length)}` : e.message };
+}
+
+function isEmptyObject(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  for (const _ in value) return false;
+  return true;
 }
 
 function isEmptyPatch(body: unknown): boolean {

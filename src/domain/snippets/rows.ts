@@ -1,4 +1,5 @@
 import type { ExpressionBuilder, RawBuilder, Selectable } from 'kysely';
+import { QueryTemplate } from '../../db/query-template.js';
 import type { Database, SnippetsTable } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
 import { notFound } from '../errors.js';
@@ -38,28 +39,40 @@ export const snippetNotFound = (ref: string) => notFound('snippet', ref);
  * `snippets.org_id = $org and (snippets.visibility = 'team' or snippets.created_by = $me)`
  */
 export function visibleTo(ctx: Ctx) {
+  return visibleToMember(ctx.principal.orgId, ctx.principal.memberId);
+}
+
+/** `visibleTo` for an organization and member given as values (a `QueryTemplate`'s). */
+export function visibleToMember(orgId: string, memberId: string) {
   return (eb: ExpressionBuilder<Database, 'snippets'>) =>
     eb.and([
-      eb('snippets.org_id', '=', ctx.principal.orgId),
-      eb.or([eb('snippets.visibility', '=', 'team'), eb('snippets.created_by', '=', ctx.principal.memberId)]),
+      eb('snippets.org_id', '=', orgId),
+      eb.or([eb('snippets.visibility', '=', 'team'), eb('snippets.created_by', '=', memberId)]),
     ]);
 }
 
-/** `ref` is an id (`snp_…`) or a slug; a slug never holds `_`, so the two cannot be confused. */
-export function byRef(ref: string) {
-  return (eb: ExpressionBuilder<Database, 'snippets'>) =>
-    hasIdPrefix(ref, 'snp') ? eb('snippets.id', '=', ref) : eb('snippets.slug', '=', ref);
+/** Whether `ref` is an id (`snp_…`) or a slug; a slug never holds `_`, so the two cannot be confused. */
+export function refKind(ref: string): 'id' | 'slug' {
+  return hasIdPrefix(ref, 'snp') ? 'id' : 'slug';
 }
 
-/** One snippet with its active link, or 404 `snippet_not_found`. */
-export async function loadSnippet(ctx: Ctx, ref: string): Promise<SnippetWithLink> {
-  const row = await ctx.db
+export function byRef(ref: string) {
+  return (eb: ExpressionBuilder<Database, 'snippets'>) => eb(refKind(ref) === 'id' ? 'snippets.id' : 'snippets.slug', '=', ref);
+}
+
+const snippetWithLink = new QueryTemplate('loadSnippet', (db, by: 'id' | 'slug', v: { org: string; me: string; ref: string }) =>
+  db
     .selectFrom('snippets')
     .leftJoin('snippet_links', (j) => j.onRef('snippet_links.snippet_id', '=', 'snippets.id').on('snippet_links.revoked_at', 'is', null))
     .select([...snippetColumns, 'snippet_links.link'])
-    .where(visibleTo(ctx))
-    .where(byRef(ref))
-    .executeTakeFirst();
+    .where(visibleToMember(v.org, v.me))
+    .where(by === 'id' ? 'snippets.id' : 'snippets.slug', '=', v.ref),
+);
+
+/** One snippet with its active link, or 404 `snippet_not_found`. */
+export async function loadSnippet(ctx: Ctx, ref: string): Promise<SnippetWithLink> {
+  const values = { org: ctx.principal.orgId, me: ctx.principal.memberId, ref };
+  const row = await snippetWithLink.executeTakeFirst(ctx.db, refKind(ref), values);
   if (!row) throw snippetNotFound(ref);
   return row;
 }
