@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { sql, type Kysely, type Updateable } from 'kysely';
+import { QueryTemplate } from '../db/query-template.js';
 import type { BoardsTable, Database } from '../db/schema.js';
 import type { Ctx } from './context.js';
 import { uniqueViolation } from './db-errors.js';
@@ -77,16 +78,20 @@ export function presentBoard(row: BoardRow): Board {
  * (its number counter), so a card and the board's deletion take turns.
  */
 export async function findBoard(db: Kysely<Database>, orgId: string, key: string, lock = false): Promise<Board> {
-  let q = db
-    .selectFrom('boards')
-    .select(boardColumns)
-    .where('org_id', '=', orgId)
-    .where(hasIdPrefix(key, 'brd') ? 'id' : 'slug', '=', hasIdPrefix(key, 'brd') ? key : key.toLowerCase());
-  if (lock) q = q.forUpdate();
-  const row = await q.executeTakeFirst();
+  const byId = hasIdPrefix(key, 'brd');
+  const row = await boardByKey.executeTakeFirst(db, { byId, lock }, { org: orgId, key: byId ? key : key.toLowerCase() });
   if (!row) throw notFound('board', key);
   return presentBoard(row);
 }
+
+const boardByKey = new QueryTemplate('findBoard', (db, shape: { byId: boolean; lock: boolean }, v: { org: string; key: string }) => {
+  const q = db
+    .selectFrom('boards')
+    .select(boardColumns)
+    .where('org_id', '=', v.org)
+    .where(shape.byId ? 'id' : 'slug', '=', v.key);
+  return shape.lock ? q.forUpdate() : q;
+});
 
 export const getBoard = (ctx: Ctx, input: z.infer<typeof boardKeyInput>): Promise<Board> => findBoard(ctx.db, ctx.principal.orgId, input.id);
 

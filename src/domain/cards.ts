@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { sql } from 'kysely';
+import { QueryTemplate } from '../db/query-template.js';
 import { WORKFLOW_STATUSES, type WorkflowStatus } from './vocabulary.js';
 import { boardKey, findBoard } from './boards.js';
 import { assigneeIds, requireMembers, setAssignees } from './card-assignees.js';
@@ -13,7 +14,7 @@ import { dueDate } from './todo-due.js';
 import { hasIdPrefix, newId } from './ids.js';
 import { findMilestoneId, milestoneKey } from './milestones.js';
 import { pageJson, type JsonText } from './json-text.js';
-import { before, fetchLimit, pageLimit, readCursor } from './pagination.js';
+import { checkPosition, fetchLimit, keyset, pageLimit, readCursor } from './pagination.js';
 import { toIso } from './time.js';
 
 export const cardSchema = z.object({
@@ -117,20 +118,47 @@ export async function listCards(ctx: Ctx, input: z.infer<typeof listCardsInput>)
   const status = input.status ?? null;
   const scope = ['cards', ctx.principal.orgId, boardId, status, assignee, milestoneId];
   const at = readCursor(input.cursor, scope);
+  if (at) checkPosition(at, 'timestamptz');
   const limit = pageLimit(input);
-  let q = cardsJoined(ctx.db, ctx.principal.orgId).select(['c.created_at', 'c.id', cardJson.as('json')]);
-  if (boardId !== null) q = q.where('c.board_id', '=', boardId);
-  if (status !== null) q = q.where('c.workflow_status', '=', status);
-  if (milestoneId !== null) q = q.where('c.milestone_id', '=', milestoneId);
-  if (assignee !== null) {
-    q = q.where(({ exists, selectFrom }) =>
-      exists(selectFrom('card_assignees as f').select('f.card_id').whereRef('f.card_id', '=', 'c.id').where('f.member_id', '=', assignee)),
-    );
-  }
-  if (at) q = q.where(before('c.created_at', 'c.id', at, 'timestamptz'));
-  const rows = await q.orderBy('c.created_at', 'desc').orderBy('c.id', 'desc').limit(fetchLimit(limit)).execute();
+  const shape: CardListShape = { board: boardId !== null, status: status !== null, milestone: milestoneId !== null, assignee: assignee !== null, at: at !== undefined, limit };
+  const values = { org: ctx.principal.orgId, board: boardId, status, milestone: milestoneId, assignee, key: at?.key ?? null, id: at?.id ?? null };
+  const rows = await cardPage.execute(ctx.db, shape, values);
   return pageJson(rows, limit, (r) => ({ key: r.created_at, id: r.id }), scope);
 }
+
+/** What the list's SQL text depends on: which filters apply, and the page size. */
+interface CardListShape {
+  board: boolean;
+  status: boolean;
+  milestone: boolean;
+  assignee: boolean;
+  at: boolean;
+  limit: number;
+}
+
+type CardListValues = {
+  org: string;
+  board: string | null;
+  status: WorkflowStatus | null;
+  milestone: string | null;
+  assignee: string | null;
+  key: string | number | null;
+  id: string | null;
+};
+
+const cardPage = new QueryTemplate('listCards', (db, shape: CardListShape, v: CardListValues) => {
+  let q = cardsJoined(db, v.org).select(['c.created_at', 'c.id', cardJson.as('json')]);
+  if (shape.board) q = q.where('c.board_id', '=', v.board!);
+  if (shape.status) q = q.where('c.workflow_status', '=', v.status!);
+  if (shape.milestone) q = q.where('c.milestone_id', '=', v.milestone!);
+  if (shape.assignee) {
+    q = q.where(({ exists, selectFrom }) =>
+      exists(selectFrom('card_assignees as f').select('f.card_id').whereRef('f.card_id', '=', 'c.id').where('f.member_id', '=', v.assignee!)),
+    );
+  }
+  if (shape.at) q = q.where(keyset('c.created_at', 'c.id', { key: v.key!, id: v.id! }, 'timestamptz', '<'));
+  return q.orderBy('c.created_at', 'desc').orderBy('c.id', 'desc').limit(fetchLimit(shape.limit));
+});
 
 /**
  * A new card in `backlog`, numbered next on its board. The number comes from the board's

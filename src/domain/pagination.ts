@@ -109,17 +109,26 @@ function fitsCast(key: string | number, cast: SortCast): boolean {
  * text key compares as that type (`timestamptz`, `date`, `integer`).
  */
 export function before(sortColumn: string, idColumn: string, at: Position, cast: SortCast): RawBuilder<boolean> {
+  checkPosition(at, cast);
   return keyset(sortColumn, idColumn, at, cast, '<');
 }
 
 /** The keyset condition for lists in ascending order (criteria by position): `(sort, id) > (key, id)`. */
 export function after(sortColumn: string, idColumn: string, at: Position, cast: SortCast): RawBuilder<boolean> {
+  checkPosition(at, cast);
   return keyset(sortColumn, idColumn, at, cast, '>');
 }
 
-function keyset(sortColumn: string, idColumn: string, at: Position, cast: SortCast, op: '<' | '>'): RawBuilder<boolean> {
-  // A cursor is only base64 JSON: an edited one must be refused here, not fail in Postgres's cast.
+/**
+ * Refuses a position that Postgres could not read as `cast`: a cursor is only base64 JSON, so
+ * an edited one must be refused here, not fail in Postgres's cast.
+ */
+export function checkPosition(at: Position, cast: SortCast): void {
   if (!fitsCast(at.key, cast) || !SAFE_TEXT.test(at.id)) throw invalidCursor();
+}
+
+/** `before`'s condition without the check, for a `QueryTemplate` (its values are placeholders): `checkPosition` first. */
+export function keyset(sortColumn: string, idColumn: string, at: Position, cast: SortCast, op: '<' | '>'): RawBuilder<boolean> {
   return sql<boolean>`(${sql.ref(sortColumn)}, ${sql.ref(idColumn)}) ${sql.raw(op)} (cast(${at.key} as ${sql.raw(cast)}), ${at.id})`;
 }
 

@@ -1,10 +1,12 @@
 import { sql } from 'kysely';
+import { QueryTemplate } from '../../db/query-template.js';
 import type { z } from 'zod';
 import type { Ctx } from '../context.js';
 import { pageJson, type JsonText } from '../json-text.js';
-import { before, fetchLimit, pageLimit, readCursor } from '../pagination.js';
+import { checkPosition, fetchLimit, keyset, pageLimit, readCursor } from '../pagination.js';
+import type { SnippetType } from '../../db/schema.js';
 import type { listSnippetsInput } from './fields.js';
-import { snippetJson, visibleTo } from './rows.js';
+import { publicBaseUrl, snippetJsonAt, visibleToMember } from './rows.js';
 
 /**
  * What a person typed as a search, made safe to hand to Postgres: control characters
@@ -31,16 +33,36 @@ export async function listSnippets(ctx: Ctx, input: z.infer<typeof listSnippetsI
   const q = searchText(input.q);
   const scope = ['snippets', ctx.principal.orgId, ctx.principal.memberId, input.type ?? null, input.tag ?? null, q ?? null];
   const at = readCursor(input.cursor, scope);
+  if (at) checkPosition(at, 'timestamptz');
   const limit = pageLimit(input);
-  let query = ctx.db
-    .selectFrom('snippets')
-    .leftJoin('snippet_links', (j) => j.onRef('snippet_links.snippet_id', '=', 'snippets.id').on('snippet_links.revoked_at', 'is', null))
-    .select(['snippets.updated_at', 'snippets.id', snippetJson(ctx).as('json')])
-    .where(visibleTo(ctx));
-  if (input.type !== undefined) query = query.where('snippets.type', '=', input.type);
-  if (input.tag !== undefined) query = query.where(sql<boolean>`snippets.tags @> array[${input.tag}]::text[]`);
-  if (q !== undefined) query = query.where(sql<boolean>`snippets.search @@ snippet_search_query(${q})`);
-  if (at) query = query.where(before('snippets.updated_at', 'snippets.id', at, 'timestamptz'));
-  const rows = await query.orderBy('snippets.updated_at', 'desc').orderBy('snippets.id', 'desc').limit(fetchLimit(limit)).execute();
+  const shape: ListShape = { base: publicBaseUrl(ctx), type: input.type !== undefined, tag: input.tag !== undefined, q: q !== undefined, at: at !== undefined, limit };
+  const values = { org: ctx.principal.orgId, me: ctx.principal.memberId, type: input.type ?? null, tag: input.tag ?? null, q: q ?? null, key: at?.key ?? null, id: at?.id ?? null };
+  const rows = await snippetPage.execute(ctx.db, shape, values);
   return pageJson(rows, limit, (r) => ({ key: r.updated_at, id: r.id }), scope);
 }
+
+/** What the list's SQL text depends on: which filters apply, the page size, the links' base. */
+interface ListShape {
+  base: string;
+  type: boolean;
+  tag: boolean;
+  q: boolean;
+  at: boolean;
+  limit: number;
+}
+
+const snippetPage = new QueryTemplate(
+  'listSnippets',
+  (db, shape: ListShape, v: { org: string; me: string; type: SnippetType | null; tag: string | null; q: string | null; key: string | number | null; id: string | null }) => {
+    let query = db
+      .selectFrom('snippets')
+      .leftJoin('snippet_links', (j) => j.onRef('snippet_links.snippet_id', '=', 'snippets.id').on('snippet_links.revoked_at', 'is', null))
+      .select(['snippets.updated_at', 'snippets.id', snippetJsonAt(shape.base).as('json')])
+      .where(visibleToMember(v.org, v.me));
+    if (shape.type) query = query.where('snippets.type', '=', v.type as SnippetType);
+    if (shape.tag) query = query.where(sql<boolean>`snippets.tags @> array[${v.tag}]::text[]`);
+    if (shape.q) query = query.where(sql<boolean>`snippets.search @@ snippet_search_query(${v.q})`);
+    if (shape.at) query = query.where(keyset('snippets.updated_at', 'snippets.id', { key: v.key!, id: v.id! }, 'timestamptz', '<'));
+    return query.orderBy('snippets.updated_at', 'desc').orderBy('snippets.id', 'desc').limit(fetchLimit(shape.limit));
+  },
+);

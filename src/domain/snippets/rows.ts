@@ -108,13 +108,17 @@ export function presentSnippet(ctx: Ctx, row: SnippetWithLink): Snippet {
   };
 }
 
+/** The base of public links, which `snippetJsonAt` writes into its SQL. */
+export function publicBaseUrl(ctx: Ctx): string {
+  if (ctx.publicBaseUrl === undefined) throw new Error('Ctx.publicBaseUrl is not set');
+  return ctx.publicBaseUrl;
+}
+
 /**
  * `presentSnippet` of a `snippets` row left-joined to its active `snippet_links` row, built by
- * Postgres as JSON text (the same keys in the same order, the same bytes).
+ * Postgres as JSON text (the same keys in the same order, the same bytes), for links at `base`.
  */
-export function snippetJson(ctx: Ctx): RawBuilder<string> {
-  const base = ctx.publicBaseUrl;
-  if (base === undefined) throw new Error('Ctx.publicBaseUrl is not set');
+export function snippetJsonAt(base: string): RawBuilder<string> {
   // Built once per base URL: a builder is immutable, and building it is most of a list's query building.
   let json = snippetJsonByBase.get(base);
   if (json === undefined) {
