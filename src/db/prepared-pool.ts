@@ -96,7 +96,8 @@ function statementName(text: string): string {
 
 /** Runs one statement: parameterised ones as named prepared statements, re-prepared once after a stale plan. */
 async function runStatement(client: pg.PoolClient, names: StatementNames, text: string, params: unknown[]): Promise<unknown> {
-  await names.dropStale(client);
+  // Checked before awaiting: almost always there is nothing to sweep, and no promise is made.
+  if (names.hasStale(client)) await names.dropStale(client);
   if (params.length === 0 || text.length > MAX_PREPARED_TEXT) return client.query(text, params);
   const base = statementName(text);
   try {
@@ -148,10 +149,16 @@ class StatementNames {
     this.#generation++;
   }
 
+  /** Whether the client holds statements of an older generation that `dropStale` would sweep now. */
+  hasStale(client: pg.PoolClient): boolean {
+    const mine = this.#clients.get(client);
+    return mine !== undefined && mine.swept !== this.#generation && client.getTransactionStatus() === 'I';
+  }
+
   /** Deallocates the client's statements of older generations, when it is not inside a transaction. */
   async dropStale(client: pg.PoolClient): Promise<void> {
     const mine = this.#clients.get(client);
-    if (!mine || mine.swept === this.#generation || client.getTransactionStatus() !== 'I') return;
+    if (!mine || !this.hasStale(client)) return;
     mine.swept = this.#generation;
     const stale = [...mine.names].filter(([, generation]) => generation < this.#generation).map(([name]) => name);
     if (stale.length === 0) return;

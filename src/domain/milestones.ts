@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { sql, type Kysely } from 'kysely';
+import { QueryTemplate } from '../db/query-template.js';
 import type { Database, MilestoneKind } from '../db/schema.js';
 import type { Ctx } from './context.js';
 import { uniqueViolation } from './db-errors.js';
@@ -76,13 +77,17 @@ export function presentMilestone(row: MilestoneRow): Milestone {
  * ends, so a rename and a delete of one milestone take turns.
  */
 export async function findMilestone(db: Kysely<Database>, orgId: string, key: string, lock = false): Promise<{ id: string; ref: string }> {
-  let q = db.selectFrom('milestones').select(['id', 'ref']).where('org_id', '=', orgId);
-  q = hasIdPrefix(key, 'ms') ? q.where('id', '=', key) : q.where(sql<string>`lower(ref)`, '=', key.toLowerCase());
-  if (lock) q = q.forUpdate();
-  const row = await q.executeTakeFirst();
+  const byId = hasIdPrefix(key, 'ms');
+  const row = await milestoneByKey.executeTakeFirst(db, { byId, lock }, { org: orgId, key: byId ? key : key.toLowerCase() });
   if (!row) throw notFound('milestone', key);
   return row;
 }
+
+const milestoneByKey = new QueryTemplate('findMilestone', (db, shape: { byId: boolean; lock: boolean }, v: { org: string; key: string }) => {
+  let q = db.selectFrom('milestones').select(['id', 'ref']).where('org_id', '=', v.org);
+  q = shape.byId ? q.where('id', '=', v.key) : q.where(sql<string>`lower(ref)`, '=', v.key);
+  return shape.lock ? q.forUpdate() : q;
+});
 
 /** The id of a milestone by ref (case-insensitive) or id; 404 `milestone_not_found` otherwise. */
 export async function findMilestoneId(db: Kysely<Database>, orgId: string, key: string): Promise<string> {
@@ -128,9 +133,13 @@ export async function listMilestones(ctx: Ctx, input: z.infer<typeof listMilesto
  * `getMilestoneStatus` both answer with it, the same numbers every face shows.
  */
 export async function getMilestoneStatus(ctx: Ctx, input: z.infer<typeof milestoneStatusInput>): Promise<Milestone> {
-  let q = milestonesWithStatus(ctx.db, ctx.principal.orgId);
-  q = hasIdPrefix(input.ref, 'ms') ? q.where('m.id', '=', input.ref) : q.where(sql<string>`lower(m.ref)`, '=', input.ref.toLowerCase());
-  const row = await q.executeTakeFirst();
+  const byId = hasIdPrefix(input.ref, 'ms');
+  const row = await milestoneStatus.executeTakeFirst(ctx.db, byId ? 'id' : 'ref', { org: ctx.principal.orgId, key: byId ? input.ref : input.ref.toLowerCase() });
   if (!row) throw notFound('milestone', input.ref);
   return presentMilestone(row);
 }
+
+const milestoneStatus = new QueryTemplate('getMilestoneStatus', (db, by: 'id' | 'ref', v: { org: string; key: string }) => {
+  const q = milestonesWithStatus(db, v.org);
+  return by === 'id' ? q.where('m.id', '=', v.key) : q.where(sql<string>`lower(m.ref)`, '=', v.key);
+});
