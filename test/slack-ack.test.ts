@@ -160,6 +160,25 @@ describe('delivery records, many in one statement', () => {
       await handle.close();
     }
   });
+
+  it('fails only the delivery Postgres refuses, not those batched with it', async () => {
+    const handle = await connect({ databaseUrl: t.database!.url, dataDir: '', poolSize: 1 });
+    const release = await holdDeliveryRecords();
+    try {
+      const recorder = new DeliveryRecorder(handle.db, 1);
+      const first = recorder.record({ identity: 'event:EvALONE0', kind: 'event' });
+      await expect.poll(blockedRecords).toBe(1);
+      const good = recorder.record({ identity: 'event:EvALONE1', kind: 'event' });
+      const bad = recorder.record({ identity: 'event:Ev\u0000NUL', kind: 'event' });
+      await release();
+      expect(await first).toBe(true);
+      expect(await good).toBe(true);
+      await expect(bad).rejects.toMatchObject({ code: '22P05' });
+    } finally {
+      await release();
+      await handle.close();
+    }
+  });
 });
 
 describe('a command while the command queue is full', () => {

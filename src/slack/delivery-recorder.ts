@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { recordDeliveries, type Delivery } from '../db/slack-deliveries.js';
 import type { Database } from '../db/schema.js';
+import { isDataException } from '../domain/db-errors.js';
 
 interface Waiting extends Delivery {
   resolve(fresh: boolean): void;
@@ -51,6 +52,12 @@ export class DeliveryRecorder {
     try {
       fresh = await recordDeliveries(this.db, batch);
     } catch (err) {
+      // A value Postgres refuses (a NUL in an event id) must not fail the deliveries batched
+      // with it: each goes alone then, and only that one fails.
+      if (batch.length > 1 && isDataException(err)) {
+        for (const d of batch) await this.#write([d]);
+        return;
+      }
       for (const d of batch) d.reject(err);
       return;
     }
