@@ -17,6 +17,8 @@ declare module 'autocannon' {
     body?: string;
     /** Called before each send of this request; what it returns is sent. */
     setupRequest?: (req: Request) => Request;
+    /** Called with each response to this request (autocannon then keeps the body). */
+    onResponse?: (status: number, body: string) => void;
   }
   interface Histogram {
     average: number;

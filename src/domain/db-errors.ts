@@ -12,6 +12,11 @@ export function uniqueViolation(err: unknown): string | undefined {
   return typeof e.constraint === 'string' ? e.constraint : '';
 }
 
+/** A data exception (class 22): a value Postgres cannot take, such as a NUL in text or JSON. */
+export function isDataException(err: unknown): boolean {
+  return sqlState(err).startsWith('22');
+}
+
 /**
  * A deadlock (40P01) or serialization failure (40001): Postgres rolled the transaction back,
  * and running the whole transaction again may well succeed.

@@ -2,8 +2,9 @@ import { App, SocketModeReceiver, type Receiver } from '@slack/bolt';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import { registerActions } from './actions.js';
 import { boltLogger } from './bolt-logger.js';
-import { registerCommands } from './commands.js';
+import { commandQueue, refuseCommandsWhenBusy, registerCommands } from './commands.js';
 import { dedupeRetries } from './dedupe.js';
+import { DeliveryRecorder } from './delivery-recorder.js';
 import type { SlackDeps } from './deps.js';
 import { registerEvents } from './events.js';
 import { registerTodoModal } from './todo-modal.js';
@@ -47,8 +48,8 @@ function socketClientOptions(apiUrl: string | undefined): WebClientOptions {
 export type Transport = { receiver: Receiver } | { socketMode: { appToken: string } };
 
 /**
- * The Bolt app: retries dropped first, then the slash commands, the buttons and selects,
- * the todo modal and the events (Home tab, unfurls). One workspace, one bot token:
+ * The Bolt app: commands refused while too many wait, then retries dropped, then the slash
+ * commands, the buttons and selects, the todo modal and the events (Home tab, unfurls). One workspace, one bot token:
  * `authorize` hands it out without calling auth.test, so nothing reaches Slack before a
  * delivery needs it. Bolt's ignore-self filter, which needs the bot's own ids, is off: the
  * events tack takes (app_home_opened, link_shared) are never the bot's own doing.
@@ -73,8 +74,11 @@ export function createBoltApp(deps: SlackDeps, botToken: string, transport: Tran
     throw err;
   });
   const poster = new WebClient(botToken, { ...webClientOptions(apiUrl), logger });
-  app.use(dedupeRetries(deps.ackDb ?? deps.runtime.db, deps.log.child({ component: 'slack' })));
-  registerCommands(app, deps, poster);
+  const log = deps.log.child({ component: 'slack' });
+  const commands = deps.commands ?? commandQueue();
+  app.use(refuseCommandsWhenBusy(commands, log));
+  app.use(dedupeRetries(deps.deliveries ?? new DeliveryRecorder(deps.runtime.db, 1), log));
+  registerCommands(app, deps, poster, commands);
   registerActions(app, deps);
   registerTodoModal(app, deps);
   registerEvents(app, deps);

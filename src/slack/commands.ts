@@ -1,5 +1,6 @@
-import type { App, SlashCommand } from '@slack/bolt';
+import type { AnyMiddlewareArgs, App, Middleware, SlashCommand } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import type { Logger } from 'pino';
 import { cardCommand } from '../../commands/card.js';
 import { milestoneCommand } from '../../commands/milestone.js';
 import { snippetCommand } from '../../commands/snippet.js';
@@ -57,21 +58,42 @@ export async function runCommand(deps: SlackDeps, command: SlashCommand, client:
 const COMMANDS_AT_ONCE = 4;
 const COMMANDS_WAITING = 1_000;
 
+/** The queue commands run in after their ack (see `registerCommands`). */
+export function commandQueue(): WorkQueue {
+  return new WorkQueue(COMMANDS_AT_ONCE, COMMANDS_WAITING);
+}
+
+const BUSY = messageView('tack is busy right now and did nothing; try again in a moment.');
+
+function refuseBusy(log: Logger, command: SlashCommand, ack: (reply: SlackReply) => Promise<void>): Promise<void> {
+  log.warn({ slack_command: command.command }, 'Slack commands queue full; refused in the ack');
+  return ack(BUSY);
+}
+
+/**
+ * Global Bolt middleware, ahead of the delivery record: with the command queue full, a
+ * command is refused "busy" in its ack at once. Nothing acts on it, so it needs no record
+ * (a retry of it would be a first attempt), and under a flood the refusals cost the
+ * database nothing, leaving the delivery records to the commands that will run.
+ */
+export function refuseCommandsWhenBusy(queue: WorkQueue, log: Logger): Middleware<AnyMiddlewareArgs> {
+  return async (args) => {
+    if ('command' in args && queue.full) return refuseBusy(log, args.command, args.ack);
+    await args.next();
+  };
+}
+
 /**
  * Acks at once (empty: Slack shows nothing yet), then answers through `response_url`, a few
- * commands at a time (`WorkQueue`), so a flood of commands never delays the next one's ack.
- * With the queue full, the ack itself says so and nothing is done. `poster` is the client new
- * messages are posted with (no retries; see `webClientOptions`).
+ * commands at a time (`queue`), so a flood of commands never delays the next one's ack.
+ * With the queue full, the ack itself says so and nothing is done (here too, for one that
+ * filled while its delivery was recorded). `poster` is the client new messages are posted
+ * with (no retries; see `webClientOptions`).
  */
-export function registerCommands(app: App, deps: SlackDeps, poster: WebClient): void {
+export function registerCommands(app: App, deps: SlackDeps, poster: WebClient, queue: WorkQueue): void {
   const names = Object.keys(COMMAND_HANDLERS).map((n) => n.slice(1));
-  const queue = new WorkQueue(COMMANDS_AT_ONCE, COMMANDS_WAITING);
   app.command(new RegExp(`^/(${names.join('|')})$`), async ({ command, ack, respond, client }) => {
-    if (queue.full) {
-      deps.log.warn({ slack_command: command.command }, 'Slack commands queue full; refused in the ack');
-      await ack(BUSY);
-      return;
-    }
+    if (queue.full) return refuseBusy(deps.log, command, ack);
     await ack();
     await queue.run(async () => {
       const reply = await runCommand(deps, command, client, poster);
@@ -79,5 +101,3 @@ export function registerCommands(app: App, deps: SlackDeps, poster: WebClient): 
     });
   });
 }
-
-const BUSY = messageView('tack is busy right now and did nothing; try again in a moment.');

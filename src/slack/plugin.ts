@@ -4,6 +4,7 @@ import { pruneDeliveries } from '../db/slack-deliveries.js';
 import { AppError } from '../domain/errors.js';
 import { envelopeFor } from '../http/envelope.js';
 import { createBoltApp } from './bolt-app.js';
+import { DeliveryRecorder } from './delivery-recorder.js';
 import type { SlackDeps } from './deps.js';
 import { isSslCheck, MalformedSlackBody, parseSlackBody } from './payload.js';
 import { FastifyReceiver, type AckOutcome } from './receiver.js';
@@ -14,8 +15,9 @@ export const SLACK_EVENTS_PATH = '/slack/events';
 // Slack's payloads are small; a message's blocks stay well under this.
 const BODY_LIMIT = 1024 * 1024;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
-// Connections for recording deliveries before their ack; a record is one short insert.
-const ACK_POOL_SIZE = 6;
+// Connections for recording deliveries before their ack, each running one batch of them (a
+// group commit: see DeliveryRecorder).
+const ACK_POOL_SIZE = 2;
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
@@ -53,7 +55,7 @@ export async function registerSlack(app: FastifyInstance, deps: SlackDeps): Prom
   const { databaseUrl } = deps.config;
   const ack = databaseUrl ? await connect({ databaseUrl, dataDir: deps.config.dataDir, poolSize: ACK_POOL_SIZE, asyncCommit: true }) : undefined;
   app.addHook('onClose', async () => ack?.close());
-  const slackDeps: SlackDeps = { ...deps, ackDb: ack?.db ?? deps.runtime.db };
+  const slackDeps: SlackDeps = { ...deps, deliveries: new DeliveryRecorder(ack?.db ?? deps.runtime.db, ack ? ACK_POOL_SIZE : 1) };
   if (appToken) {
     registerSocketMode(app, slackDeps, botToken, appToken);
   } else if (signingSecret) {
