@@ -47,3 +47,25 @@ describe('accessibility (axe-core), signed in', { timeout: 180_000 }, () => {
     });
   }
 });
+
+describe('reflow at 375 px (WCAG 1.4.10)', { timeout: 180_000 }, () => {
+  it('scrolls no page sideways, and shows every main link whole', async () => {
+    const { context, page } = await signedInContext(fx.browser, fx.server.api, { width: 375, height: 800 });
+    const found: string[] = [];
+    for (const path of pages()) {
+      await page.goto(`${fx.server.url}${path}`);
+      await page.locator('main h1').first().waitFor({ state: 'attached' });
+      await page.waitForLoadState('networkidle');
+      const { scrollWidth, cut } = await page.evaluate(() => ({
+        scrollWidth: document.documentElement.scrollWidth,
+        cut: Array.from(document.querySelectorAll('.mainnav a'))
+          .filter((a) => a.getBoundingClientRect().right > document.documentElement.clientWidth)
+          .map((a) => a.textContent),
+      }));
+      if (scrollWidth > 375) found.push(`${path}: page is ${scrollWidth} px wide`);
+      if (cut.length > 0) found.push(`${path}: nav links cut at the edge: ${cut.join(', ')}`);
+    }
+    expect(found).toEqual([]);
+    await context.close();
+  });
+});
