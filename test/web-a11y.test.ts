@@ -1,6 +1,6 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signedInContext } from './helpers/browser.js';
+import { signedInContext, signinLink } from './helpers/browser.js';
 import { startWebFixture, type WebFixture } from './helpers/web-server.js';
 
 let fx: WebFixture;
@@ -42,6 +42,20 @@ describe('accessibility (axe-core), signed in', { timeout: 180_000 }, () => {
           }
         }
       }
+      expect(found).toEqual([]);
+      await context.close();
+    });
+  }
+});
+
+describe('accessibility (axe-core), the sign-in page tack renders itself', { timeout: 60_000 }, () => {
+  for (const scheme of ['light', 'dark'] as const) {
+    it(`has no serious or critical violation, ${scheme}`, async () => {
+      const context = await fx.browser.newContext({ colorScheme: scheme });
+      const page = await context.newPage();
+      await page.goto(await signinLink(fx.server.api));
+      const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+      const found = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
       expect(found).toEqual([]);
       await context.close();
     });
