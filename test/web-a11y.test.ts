@@ -70,16 +70,17 @@ describe('reflow at 375 px (WCAG 1.4.10)', { timeout: 180_000 }, () => {
       await page.goto(`${fx.server.url}${path}`);
       await page.locator('main h1').first().waitFor({ state: 'attached' });
       await page.waitForLoadState('networkidle');
-      const { scrollWidth, cut, cramped } = await page.evaluate(() => ({
+      // A string, run in the page: the tests are type-checked without the DOM library.
+      const { scrollWidth, cut, cramped } = (await page.evaluate(`({
         scrollWidth: document.documentElement.scrollWidth,
         cut: Array.from(document.querySelectorAll('.mainnav a'))
           .filter((a) => a.getBoundingClientRect().right > document.documentElement.clientWidth)
           .map((a) => a.textContent),
         // A text field squeezed beside others is too narrow to see what one types.
-        cramped: Array.from(document.querySelectorAll<HTMLInputElement>('main input:not([type]), main input[type="text"], main input[type="search"]'))
+        cramped: Array.from(document.querySelectorAll('main input:not([type]), main input[type="text"], main input[type="search"]'))
           .filter((i) => i.offsetParent !== null && i.getBoundingClientRect().width < 100)
           .map((i) => i.id || i.name || i.placeholder),
-      }));
+      })`)) as { scrollWidth: number; cut: string[]; cramped: string[] };
       if (scrollWidth > 375) found.push(`${path}: page is ${scrollWidth} px wide`);
       if (cut.length > 0) found.push(`${path}: nav links cut at the edge: ${cut.join(', ')}`);
       if (cramped.length > 0) found.push(`${path}: text fields under 100 px wide: ${cramped.join(', ')}`);

@@ -82,6 +82,26 @@ describe('web app in Chromium', { timeout: 90_000 }, () => {
     await context.close();
   });
 
+  it('carries the whole card in hand, not a strip the size of its handle', async () => {
+    const { context, page } = await signedInContext(fx.browser, fx.server.api);
+    const ref = fx.seeded.cards.audit!.ref;
+    await page.goto(`${fx.server.url}/boards/eng`);
+    const handle = page.locator(`button[data-card="${ref}"]`);
+    const tile = page.locator('article.tile', { has: handle });
+    const before = (await tile.boundingBox())!;
+    await handle.focus();
+    await page.keyboard.press('Space');
+    const overlay = page.locator('.tile-overlay');
+    await overlay.waitFor();
+    const inHand = (await overlay.boundingBox())!;
+    expect(inHand.width).toBeGreaterThan(before.width * 0.9);
+    expect(await overlay.innerText()).toContain('Audit log export as CSV');
+    await page.keyboard.press('Escape');
+    await overlay.waitFor({ state: 'detached' });
+    expect(await cardStatus(ref)).toBe('backlog');
+    await context.close();
+  });
+
   it('shows the gate on a gated board only, and rolls a refused move back with the API message', async () => {
     const { context, page } = await signedInContext(fx.browser, fx.server.api);
     await page.goto(`${fx.server.url}/boards/eng`);
