@@ -174,6 +174,9 @@ describe('as a person types it', () => {
     const wrong = await tack(['cards', 'move', card.ref, 'sideways']);
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('Use one of backlog, in_progress, in_review, done (or todo, progress, doing');
+    // The hint names the help that lists those words, not the root help.
+    expect(wrong.stderr).toContain('(run `tack cards move --help` for usage)');
+    expect((await tack(['cards', 'frob'])).stderr).toContain('(run `tack cards --help` for usage)');
   });
 
   it('takes union-typed options as plain words: --assignee me, --done true', async () => {

@@ -315,6 +315,20 @@ describe('tack mcp (stdio)', () => {
     expect(bot).toMatch(/with an agent token/);
   });
 
+  it('answers every call piped in before stdin closed, then exits 0', async () => {
+    const lines = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'getMe', arguments: {} } },
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'listBoards', arguments: {} } },
+    ];
+    const res = await runTack(['mcp'], { env: { HOME: home, XDG_CONFIG_HOME: home, TACK_URL: t.url, TACK_TOKEN: agent }, input: lines.map((l) => JSON.stringify(l)).join('\n') + '\n' });
+    expect(res.code, res.stderr).toBe(0);
+    const answers = res.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: number; result?: { isError?: boolean } });
+    expect(answers.map((a) => a.id).sort()).toEqual([1, 2, 3]);
+    expect(answers.filter((a) => a.result?.isError)).toEqual([]);
+  });
+
   it('exits 4 with the reason when the server refuses TACK_TOKEN', async () => {
     const res = await runTack(['mcp'], { env: { HOME: home, XDG_CONFIG_HOME: home, TACK_URL: t.url, TACK_TOKEN: 'tack_live_not_a_real_token' } });
     expect(res.code).toBe(4);

@@ -2,7 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { collectPageErrors, signedInContext, signinLink } from './helpers/browser.js';
+import { browserLabel } from '../web/src/lib/user-agent.js';
+import { collectPageErrors, signedInContext, signInWith, signinLink } from './helpers/browser.js';
 import { waitFor } from './helpers/wait.js';
 import { startWebFixture, type WebFixture } from './helpers/web-server.js';
 
@@ -78,6 +79,26 @@ describe('web app in Chromium', { timeout: 90_000 }, () => {
     await page.keyboard.press('Space');
     await waitFor('the card to be done (API)', async () => (await cardStatus(ref)) === 'done');
     await (await column(page, 'done')).locator(`button[data-card="${ref}"]`).waitFor();
+    await context.close();
+  });
+
+  it('carries the whole card in hand, not a strip the size of its handle', async () => {
+    const { context, page } = await signedInContext(fx.browser, fx.server.api);
+    const ref = fx.seeded.cards.audit!.ref;
+    await page.goto(`${fx.server.url}/boards/eng`);
+    const handle = page.locator(`button[data-card="${ref}"]`);
+    const tile = page.locator('article.tile', { has: handle });
+    const before = (await tile.boundingBox())!;
+    await handle.focus();
+    await page.keyboard.press('Space');
+    const overlay = page.locator('.tile-overlay');
+    await overlay.waitFor();
+    const inHand = (await overlay.boundingBox())!;
+    expect(inHand.width).toBeGreaterThan(before.width * 0.9);
+    expect(await overlay.innerText()).toContain('Audit log export as CSV');
+    await page.keyboard.press('Escape');
+    await overlay.waitFor({ state: 'detached' });
+    expect(await cardStatus(ref)).toBe('backlog');
     await context.close();
   });
 
@@ -180,6 +201,62 @@ describe('web app in Chromium', { timeout: 90_000 }, () => {
     expect(await bCall()).toBe(401);
     await a.context.close();
     await b.context.close();
+  });
+
+  it('names each session by its browser and system, with the raw user agent in its details', async () => {
+    const safari = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15';
+    const mac = await fx.browser.newContext({ userAgent: safari });
+    await signInWith(await mac.newPage(), await signinLink(fx.server.api));
+    const { context, page } = await signedInContext(fx.browser, fx.server.api);
+    const sessions = (await page.evaluate(async () => (await (await fetch('/v1/sessions')).json()) as { data: { id: string; current: boolean; user_agent: string }[] })).data;
+    const macId = sessions.find((s) => s.user_agent === safari)!.id;
+    const ownId = sessions.find((s) => s.current)!.id;
+    await page.goto(`${fx.server.url}/settings/sessions`);
+    const macRow = page.locator(`li[data-session="${macId}"]`);
+    const label = macRow.locator('.session-browser');
+    expect(await label.innerText()).toBe('Safari on macOS');
+    expect(await label.getAttribute('title')).toBe(safari);
+    // The raw string is one click away, for telling two browsers of the same kind apart.
+    expect(await macRow.getByText(safari).isVisible()).toBe(false);
+    await macRow.getByText('Browser details').click();
+    expect(await macRow.getByText(safari).isVisible()).toBe(true);
+    // Debian's Chromium, headless, is this browser.
+    expect(await page.locator(`li[data-session="${ownId}"] .session-browser`).innerText()).toBe('Headless Chrome on Linux');
+    await context.close();
+    await mac.close();
+  });
+
+  it('reads the browsers people use from their user agents', () => {
+    const cases: [string | null, string][] = [
+      ['Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36 Edg/126.0.0.0', 'Edge on Windows'],
+      ['Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0', 'Firefox on Linux'],
+      ['Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36', 'Chrome on Android'],
+      ['Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1', 'Safari on iPhone'],
+      ['Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36', 'Chrome on macOS'],
+      ['curl/8.5.0', 'curl'],
+      [null, 'Unknown browser'],
+    ];
+    for (const [ua, label] of cases) expect(browserLabel(ua), String(ua)).toBe(label);
+  });
+
+  it('keeps a criterion beside its box on a phone, buttons below, and ticks it from its title', async () => {
+    const { context, page } = await signedInContext(fx.browser, fx.server.api, { width: 375, height: 800 });
+    const ref = fx.seeded.cards.invite!.ref;
+    await page.goto(`${fx.server.url}/cards/${ref}`);
+    const row = page.locator('li[data-criterion]').filter({ has: page.getByText('E-mail invite', { exact: true }) });
+    const box = (await row.getByRole('checkbox').boundingBox())!;
+    const title = (await row.getByText('E-mail invite', { exact: true }).boundingBox())!;
+    const rename = (await row.getByRole('button', { name: 'Rename E-mail invite' }).boundingBox())!;
+    expect(title.y, 'title on the box line').toBeLessThan(box.y + box.height);
+    expect(title.width, 'the title has the row to itself').toBeGreaterThan(250);
+    expect(rename.y, 'buttons under the title').toBeGreaterThanOrEqual(title.y + title.height - 1);
+    await row.getByText('E-mail invite', { exact: true }).click();
+    await waitFor('the criterion ticked', async () => {
+      const res = await fx.server.api('GET', `/v1/cards/${ref}/criteria`);
+      return res.body.data.find((c: { title: string }) => c.title === 'E-mail invite')?.done === true;
+    });
+    expect(await row.getByRole('checkbox', { name: 'Done: E-mail invite' }).isChecked()).toBe(true);
+    await context.close();
   });
 
   it('refuses a cross-site write made with the session cookie', async () => {

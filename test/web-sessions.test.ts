@@ -33,7 +33,10 @@ describe('a session on /v1', () => {
     const me = await viewer.request('GET', '/v1/me');
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ member: { id: viewerId, role: 'viewer' }, scopes: ['read'], agent: false });
-    expectEnvelope(await viewer.request('POST', '/v1/todos', { body: { title: 'nope' } }), 403, 'insufficient_scope');
+    const refused = await viewer.request('POST', '/v1/todos', { body: { title: 'nope' } });
+    expectEnvelope(refused, 403, 'insufficient_scope');
+    // A person in a browser holds no token: the message names their role, not "this token".
+    expect(refused.body.user_message).toBe('A viewer cannot do this: it needs the "write" scope, which the viewer role does not have.');
 
     const memberId = await newMember('Mia', 'member');
     const mia = await signIn(t, memberId);

@@ -16,6 +16,15 @@ function usageEnvelope(text: string): void {
 }
 
 /**
+ * After a usage error, point at the help of the command that was mistyped (`tack cards move
+ * --help` shows the statuses and options that `tack --help` does not).
+ */
+function hintUsage(command: Command, path: string): void {
+  command.showHelpAfterError(`(run \`${path} --help\` for usage)`);
+  for (const sub of command.commands) hintUsage(sub, `${path} ${sub.name()}`);
+}
+
+/**
  * The `tack` binary. Client commands are generated from the operation table's JSON manifest;
  * each command imports what it needs only when it runs, so `tack --help` stays fast.
  */
@@ -23,7 +32,6 @@ const program = new Command()
   .name('tack')
   .description('tack: snippets, cards, todos and milestones from your terminal, Slack and agents')
   .version(VERSION)
-  .showHelpAfterError('(run `tack --help` for usage)')
   .configureOutput(jsonErrors ? { outputError: usageEnvelope, writeErr: () => {} } : { outputError: (text, write) => write(text) })
   .exitOverride((err) => {
     // commander's own errors (unknown command, missing argument, bad value) are usage errors.
@@ -63,6 +71,8 @@ Output: tables by default; --json prints the response as the API sent it on stdo
 error as the API's error envelope (one JSON line) on stderr; --all follows next_cursor
 through every page. Exit codes: 0 success, 1 error, 2 usage, 4 authentication.`,
 );
+
+hintUsage(program, 'tack');
 
 try {
   await program.parseAsync(process.argv);

@@ -1,12 +1,24 @@
 import type { Principal, Scope } from './context.js';
 import { AppError } from './errors.js';
 
-export const insufficientScope = (scope: Scope) =>
-  new AppError('insufficient_scope', 403, `This token lacks the "${scope}" scope needed for this action.`);
+/**
+ * A caller without a token (a web session, a Slack user) has the scopes of its role, so what
+ * it lacks is the role: saying "this token" to someone in a browser names nothing they hold.
+ */
+export const insufficientScope = (principal: Principal, scope: Scope) =>
+  new AppError(
+    'insufficient_scope',
+    403,
+    principal.tokenId === null
+      ? `${ROLE_NAMES[principal.role]} cannot do this: it needs the "${scope}" scope, which the ${principal.role} role does not have.`
+      : `This token lacks the "${scope}" scope needed for this action.`,
+  );
+
+const ROLE_NAMES: Record<Principal['role'], string> = { owner: 'An owner', admin: 'An admin', member: 'A member', viewer: 'A viewer' };
 
 /** The refusal of a caller whose token lacks `scope`; undefined when it has it. */
 export function scopeRefusal(principal: Principal, scope: Scope): AppError | undefined {
-  return principal.scopes.includes(scope) ? undefined : insufficientScope(scope);
+  return principal.scopes.includes(scope) ? undefined : insufficientScope(principal, scope);
 }
 
 export function requireScope(principal: Principal, scope: Scope): void {

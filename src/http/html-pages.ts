@@ -11,15 +11,16 @@ export function escapeHtml(text: string): string {
 }
 
 const STYLE = `
-:root { color-scheme: light dark; --fg: #1b1f24; --muted: #57606a; --bg: #f6f8fa; --card: #fff; --accent: #0b5cd5; --line: #d0d7de; }
-@media (prefers-color-scheme: dark) { :root { --fg: #e6edf3; --muted: #9da7b3; --bg: #0d1117; --card: #161b22; --accent: #4493f8; --line: #30363d; } }
+/* The web app's own colours (web/src/styles.css), so signing in looks like the app it opens. */
+:root { color-scheme: light dark; --fg: #1c1c22; --muted: #5c5c6b; --bg: #f7f7f8; --card: #fff; --accent: #4f46e5; --accent-text: #fff; --line: #dcdce3; }
+@media (prefers-color-scheme: dark) { :root { --fg: #ececf1; --muted: #a3a3b2; --bg: #111114; --card: #1a1a1f; --accent: #8b84ff; --accent-text: #0f0f14; --line: #34343e; } }
 * { box-sizing: border-box; }
 body { margin: 0; min-height: 100vh; display: grid; place-items: center; background: var(--bg); color: var(--fg); font: 16px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; }
 main { width: min(26rem, calc(100vw - 2rem)); background: var(--card); border: 1px solid var(--line); border-radius: 12px; padding: 2rem; }
 h1 { font-size: 1.4rem; margin: 0 0 .75rem; }
 p { margin: 0 0 1rem; color: var(--muted); }
 code { font-size: .9em; }
-button { font: inherit; font-weight: 600; width: 100%; padding: .7rem 1rem; border: 0; border-radius: 8px; background: var(--accent); color: #fff; cursor: pointer; }
+button { font: inherit; font-weight: 600; width: 100%; padding: .7rem 1rem; border: 0; border-radius: 8px; background: var(--accent); color: var(--accent-text); cursor: pointer; }
 button:focus-visible { outline: 3px solid var(--fg); outline-offset: 2px; }
 `;
 

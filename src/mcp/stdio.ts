@@ -8,7 +8,7 @@ import { cliErrorOf } from '../cli/run-operation.js';
 import { AppError } from '../domain/errors.js';
 import { VERSION } from '../version.js';
 import { toolCall } from './tool-arguments.js';
-import { createToolServer, toolCatalog } from './tool-server.js';
+import { createToolServer, toolCatalog, type ToolInvoker } from './tool-server.js';
 import { errorResult, successResult } from './tools.js';
 
 interface Me {
@@ -34,26 +34,42 @@ export async function runStdioServer(): Promise<void> {
   } catch (err) {
     exitWith(err instanceof ApiError ? cliErrorOf(err) : err);
   }
+  const callTool: ToolInvoker = async (entry, args) => {
+    try {
+      const call = toolCall(entry, args);
+      const res = await client.request({ ...requestFor(entry, call.input), idempotencyKey: call.idempotencyKey });
+      return successResult(entry, res.json, replayed(res));
+    } catch (err) {
+      if (err instanceof ApiError) return errorResult(err.envelope);
+      if (err instanceof AppError) return errorResult({ code: err.code, http_status: err.status, user_message: err.userMessage, errors: err.fields });
+      throw err;
+    }
+  };
+  // Calls still running when stdin closes: `printf '…' | tack mcp` closes stdin right after
+  // its last request, and each call is still answered before the process ends.
+  const inFlight = new Set<Promise<unknown>>();
   const manifest = await loadManifest();
   const server = createToolServer(
     toolCatalog(manifest.operations),
-    async (entry, args) => {
-      try {
-        const call = toolCall(entry, args);
-        const res = await client.request({ ...requestFor(entry, call.input), idempotencyKey: call.idempotencyKey });
-        return successResult(entry, res.json, replayed(res));
-      } catch (err) {
-        if (err instanceof ApiError) return errorResult(err.envelope);
-        if (err instanceof AppError) return errorResult({ code: err.code, http_status: err.status, user_message: err.userMessage, errors: err.fields });
-        throw err;
-      }
+    (entry, args) => {
+      const call = callTool(entry, args);
+      inFlight.add(call);
+      void call.catch(() => {}).finally(() => inFlight.delete(call));
+      return call;
     },
     VERSION,
   );
   await server.connect(new StdioServerTransport());
-  // The client closing our stdin is the end of the session.
+  // The client closing our stdin is the end of the session, once the calls it made are answered.
   process.stdin.once('end', () => {
-    void server.close().finally(() => process.exit(0));
+    // The SDK starts a handler, and writes its answer, a turn after the message or the result.
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    void (async () => {
+      await turn();
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+      await turn();
+      await server.close();
+    })().finally(() => process.exit(0));
   });
 }
 

@@ -18,7 +18,7 @@ export function BoardsPage() {
       </div>
       {boards.isError && <ErrorPanel error={boards.error} retry={() => void boards.refetch()} />}
       {boards.isPending && <Loading />}
-      {boards.data && boards.data.length === 0 && <p className="muted">No boards yet.</p>}
+      {boards.data && boards.data.length === 0 && <p className="muted">No boards yet. Create the first one below; its cards are numbered with its card prefix (ENG-1, ENG-2…).</p>}
       {boards.data && boards.data.length > 0 && (
         <ul className="list list-box">
           {boards.data.map((b) => (

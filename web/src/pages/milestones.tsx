@@ -22,7 +22,7 @@ export function MilestonesPage() {
       </div>
       {milestones.isError && <ErrorPanel error={milestones.error} retry={() => void milestones.refetch()} />}
       {milestones.isPending && <Loading />}
-      {milestones.data?.length === 0 && <p className="muted">No milestones yet.</p>}
+      {milestones.data?.length === 0 && <p className="muted">No milestones yet. A milestone gathers cards for a sprint or up to a deadline and counts them done; create one below.</p>}
       <div className="milestone-grid">
         {milestones.data?.map((m) => (
           <article key={m.id} className="panel milestone-tile" aria-labelledby={`ms-${m.id}`}>

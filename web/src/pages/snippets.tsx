@@ -62,12 +62,18 @@ export function SnippetsPage() {
       </div>
       {list.isError && <ErrorPanel error={list.error} retry={() => void list.refetch()} />}
       {list.isPending && <Loading />}
-      {list.data && rows.length === 0 && <p className="muted">No snippet matches.</p>}
+      {list.data && rows.length === 0 && (
+        <p className="muted">
+          {search.q || search.type || search.tag
+            ? 'No snippet matches.'
+            : 'No snippets yet. A snippet keeps a query, a payload or a note, with its versions and a public link: press New snippet.'}
+        </p>
+      )}
       {rows.length > 0 && (
         <ul className="list list-box" aria-label="Snippets" data-testid="snippet-list" aria-busy={list.isFetching}>
           {rows.map((s) => (
             <li key={s.id}>
-              <span className="chip mono">{s.type}</span>
+              <span className="chip mono type-chip">{s.type}</span>
               <div className="grow">
                 <Link to="/snippets/$key" params={{ key: s.slug }} className="strong-link">
                   {s.name}

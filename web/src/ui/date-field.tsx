@@ -32,7 +32,7 @@ export function DateField({ label, value, onChange, hideLabel }: Props) {
   }
   return (
     <DatePicker className="field" value={parsed} onChange={(d) => onChange(d ? d.toString() : null)} granularity="day">
-      <Label className={hideLabel ? 'visually-hidden' : undefined}>{label}</Label>
+      <Label className={hideLabel ? 'visually-hidden' : 'field-label'}>{label}</Label>
       <Group className="date-field">
         <DateInput className="row" style={{ gap: 0 }}>
           {(segment) => <DateSegment segment={segment} />}

@@ -28,7 +28,7 @@ export function SelectField({ label, value, options, onChange, hideLabel, isDisa
       isDisabled={isDisabled}
       data-testid={testId}
     >
-      <Label className={hideLabel ? 'visually-hidden' : undefined}>{label}</Label>
+      <Label className={hideLabel ? 'visually-hidden' : 'field-label'}>{label}</Label>
       <Button className="button select-button">
         <SelectValue />
         <span aria-hidden="true">▾</span>

@@ -1,5 +1,5 @@
-import { memo } from 'react';
-import { useDraggable } from '@dnd-kit/core';
+import { memo, type Ref } from 'react';
+import { useDraggable, type DraggableAttributes, type DraggableSyntheticListeners } from '@dnd-kit/core';
 import type { Card, Member } from '../../api/types';
 import { formatDate } from '../../lib/dates';
 import { initials } from '../../lib/people';
@@ -15,14 +15,44 @@ export interface TileProps {
 }
 
 /** A card on the board: ref, title, assignees' initials, due date (red when overdue), criteria. */
-export const CardTile = memo(function CardTile({ card, members, today, overlay, onOpen }: TileProps) {
-  const overdue = card.due_on !== null && card.due_on < today && card.workflow_status !== 'done';
+export const CardTile = memo(function CardTile(props: TileProps) {
+  return props.overlay ? <Tile {...props} /> : <DraggableTile {...props} />;
+});
+
+/**
+ * The whole tile is what moves (so the card in hand is the card, not a strip the size of its
+ * handle), and the handle is what picks it up, by pointer or keyboard.
+ */
+function DraggableTile(props: TileProps) {
+  const { attributes, listeners, setNodeRef, setActivatorNodeRef, isDragging } = useDraggable({ id: props.card.id, data: { card: props.card } });
+  return <Tile {...props} tileRef={setNodeRef} handle={{ ref: setActivatorNodeRef, attributes, listeners, isDragging }} />;
+}
+
+interface HandleProps {
+  ref: Ref<HTMLButtonElement>;
+  attributes: DraggableAttributes;
+  listeners: DraggableSyntheticListeners;
+  isDragging: boolean;
+}
+
+function Tile({ tileRef, handle, ...props }: TileProps & { tileRef?: Ref<HTMLElement>; handle?: HandleProps }) {
+  const { card, overlay } = props;
   return (
-    <article className={`tile${overlay ? ' tile-overlay' : ''}`} aria-label={`${card.ref}: ${card.title}`}>
+    <article ref={tileRef} className={`tile${overlay ? ' tile-overlay' : ''}${handle?.isDragging ? ' in-hand' : ''}`} aria-label={`${card.ref}: ${card.title}`}>
       <div className="tile-top">
         <span className="mono muted">{card.ref}</span>
-        {!overlay && <DragHandle card={card} />}
+        {handle && <DragHandle card={card} {...handle} />}
       </div>
+      <TileContent {...props} />
+    </article>
+  );
+}
+
+/** Title and facts: memoised apart, since every draggable re-renders while any card is in hand. */
+const TileContent = memo(function TileContent({ card, members, today, onOpen }: TileProps) {
+  const overdue = card.due_on !== null && card.due_on < today && card.workflow_status !== 'done';
+  return (
+    <>
       <a
         href={`/cards/${encodeURIComponent(card.ref)}`}
         className="tile-title"
@@ -57,16 +87,15 @@ export const CardTile = memo(function CardTile({ card, members, today, overlay, 
           </span>
         )}
       </div>
-    </article>
+    </>
   );
 });
 
-function DragHandle({ card }: { card: Card }) {
-  const { attributes, listeners, setNodeRef, isDragging } = useDraggable({ id: card.id, data: { card } });
+function DragHandle({ card, ref, attributes, listeners, isDragging }: HandleProps & { card: Card }) {
   return (
     <button
       type="button"
-      ref={setNodeRef}
+      ref={ref}
       className={`drag-handle${isDragging ? ' dragging' : ''}`}
       {...attributes}
       {...listeners}

@@ -124,7 +124,7 @@ function CriterionRow({ c, first, last, onTick, onRename, onMove, onRemove, onTr
   };
   return (
     <li data-criterion={c.id}>
-      <input type="checkbox" checked={c.done} onChange={(e) => onTick(e.target.checked)} aria-label={`Done: ${c.title}`} />
+      <input id={`done-${c.id}`} type="checkbox" checked={c.done} onChange={(e) => onTick(e.target.checked)} aria-label={`Done: ${c.title}`} />
       {editing ? (
         <form onSubmit={save} className="row grow">
           <label htmlFor={`rename-${c.id}`} className="visually-hidden">
@@ -133,32 +133,38 @@ function CriterionRow({ c, first, last, onTick, onRename, onMove, onRemove, onTr
           <input id={`rename-${c.id}`} className="grow" autoFocus value={draft} onChange={(e) => setDraft(e.target.value)} onBlur={save} maxLength={300} />
         </form>
       ) : (
-        <span className={`grow${c.done ? ' done-text' : ''}`}>{c.title}</span>
+        // The title ticks the box too, as on any checklist.
+        <label htmlFor={`done-${c.id}`} className={`grow criterion-title${c.done ? ' done-text' : ''}`}>
+          {c.title}
+        </label>
       )}
-      {c.todo_id ? (
-        <Link to="/todos" hash={c.todo_id} className="chip accent" title="A todo mirrors this criterion">
-          Todo
-        </Link>
-      ) : (
-        <button type="button" className="button small" onClick={onTrack} title="Add it to your todos; ticking one ticks the other">
-          + Todo
-        </button>
-      )}
-      <span className="row" style={{ gap: 0 }}>
-        {!editing && (
-          <button type="button" className="icon-button" onClick={() => { setDraft(c.title); setEditing(true); }} aria-label={`Rename ${c.title}`}>
-            ✎
+      {/* One group, so that on a phone it wraps under the title as a whole. */}
+      <span className="row criterion-actions">
+        {c.todo_id ? (
+          <Link to="/todos" hash={c.todo_id} className="chip accent" title="A todo mirrors this criterion">
+            Todo
+          </Link>
+        ) : (
+          <button type="button" className="button small" onClick={onTrack} title="Add it to your todos; ticking one ticks the other">
+            + Todo
           </button>
         )}
-        <button type="button" className="icon-button" onClick={() => onMove(-1)} disabled={first} aria-label={`Move ${c.title} up`}>
-          ↑
-        </button>
-        <button type="button" className="icon-button" onClick={() => onMove(1)} disabled={last} aria-label={`Move ${c.title} down`}>
-          ↓
-        </button>
-        <button type="button" className="icon-button" onClick={onRemove} aria-label={`Remove ${c.title}`}>
-          ×
-        </button>
+        <span className="row" style={{ gap: 0 }}>
+          {!editing && (
+            <button type="button" className="icon-button" onClick={() => { setDraft(c.title); setEditing(true); }} aria-label={`Rename ${c.title}`}>
+              ✎
+            </button>
+          )}
+          <button type="button" className="icon-button" onClick={() => onMove(-1)} disabled={first} aria-label={`Move ${c.title} up`}>
+            ↑
+          </button>
+          <button type="button" className="icon-button" onClick={() => onMove(1)} disabled={last} aria-label={`Move ${c.title} down`}>
+            ↓
+          </button>
+          <button type="button" className="icon-button" onClick={onRemove} aria-label={`Remove ${c.title}`}>
+            ×
+          </button>
+        </span>
       </span>
     </li>
   );

@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Button } from 'react-aria-components';
 import { allPages, api, ok } from '../../api/client';
 import { formatDateTime } from '../../lib/dates';
+import { browserLabel } from '../../lib/user-agent';
 import { ConfirmDialog } from '../../ui/dialogs';
 import { ErrorPanel, Loading } from '../../ui/error-panel';
 import { notifyError } from '../../ui/toast-queue';
@@ -29,11 +30,20 @@ export function SessionsPage() {
           {sessions.data.map((s) => (
             <li key={s.id} data-session={s.id}>
               <div className="grow">
-                <div className="ellipsis">{s.user_agent ?? 'Unknown browser'}</div>
+                <div className="ellipsis session-browser" title={s.user_agent ?? undefined}>
+                  {browserLabel(s.user_agent)}
+                </div>
                 <div className="muted small">
                   Signed in {formatDateTime(s.created_at)}
                   {s.last_used_at && <> · last used {formatDateTime(s.last_used_at)}</>}
                 </div>
+                {/* The raw header, for telling two browsers of the same kind apart. */}
+                {s.user_agent && (
+                  <details className="small">
+                    <summary className="muted">Browser details</summary>
+                    <code className="break">{s.user_agent}</code>
+                  </details>
+                )}
               </div>
               {s.current ? (
                 <>
