@@ -15,6 +15,8 @@ describe('the error envelope on every error path', () => {
     for (const raw of ['{', '{"name":', 'nul', '{"name":"a"} trailing', "{'name':'a'}", Buffer.from([0x7b, 0xff, 0xfe, 0x7d])]) {
       const res = await t.api('POST', '/v1/tokens', { raw, headers: json });
       expectEnvelope(res, 400, 'malformed_request');
+      // Says what is wrong, not only that something is.
+      expect(res.body.user_message).toBe('The body is not valid JSON; send one JSON object.');
     }
   });
 
@@ -22,6 +24,7 @@ describe('the error envelope on every error path', () => {
     for (const raw of ['{"name":"a","__proto__":{"role":"owner"}}', '{"name":"a","constructor":{"prototype":{"x":1}}}']) {
       const res = await t.api('POST', '/v1/tokens', { raw, headers: json });
       expectEnvelope(res, 400, 'malformed_request');
+      expect(res.body.user_message).toMatch(/^The body uses a key tack refuses \(__proto__/);
     }
   });
 
@@ -30,6 +33,7 @@ describe('the error envelope on every error path', () => {
       const res = await t.api('GET', path);
       expectEnvelope(res, 400, 'malformed_request');
       expect(res.text).not.toContain('%');
+      expect(res.body.user_message).toBe('The address is not valid percent-encoding; encode it as UTF-8.');
     }
   });
 
