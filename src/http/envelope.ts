@@ -41,6 +41,11 @@ export function envelopeFor(status: number, requestId: string, code?: string, me
   return env;
 }
 
+/** The longest path parameter the router matches. */
+export const MAX_PARAM_LENGTH = 500;
+/** The answer (404) to a longer one: no identifier is that long, so nothing is there. */
+export const PARAM_TOO_LONG = `Nothing was found at this address: no identifier is longer than ${MAX_PARAM_LENGTH} characters.`;
+
 /**
  * What Fastify's own client errors mean, in words the caller can act on (its messages name
  * internals such as the URL it could not decode, so they never reach the envelope).
@@ -77,6 +82,10 @@ export function mapError(err: unknown, id: string, log: FastifyBaseLogger): Mapp
   }
   const fe = err as FastifyError;
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
+  if (fe.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    // Fastify says 414, which no operation declares; an identifier that long exists nowhere.
+    return { status: 404, envelope: envelopeFor(404, id, 'not_found', PARAM_TOO_LONG) };
+  }
   if (status >= 400 && status < 500 && typeof fe.code === 'string' && fe.code.startsWith('FST_')) {
     return { status, envelope: envelopeFor(status, id, undefined, FASTIFY_CLIENT_ERRORS[fe.code]) };
   }
