@@ -37,6 +37,24 @@ describe('the error envelope on every error path', () => {
     }
   });
 
+  it('404, not 405 or 414, for a path parameter longer than any identifier', async () => {
+    for (const method of ['GET', 'DELETE', 'PATCH']) {
+      const res = await t.api(method, `/v1/snippets/${'a'.repeat(600)}`, method === 'PATCH' ? { body: { name: 'x' } } : {});
+      expectEnvelope(res, 404, 'not_found');
+      expect(res.body.user_message).toContain('no identifier is longer than 500 characters');
+    }
+  });
+
+  it('422 too_deep, not 500, for a body nested thousands of levels deep, and nothing is created', async () => {
+    const before = (await t.api('GET', '/v1/tokens?limit=100')).body.data.length;
+    for (const raw of ['{"name":' + '['.repeat(50_000) + ']'.repeat(50_000) + '}', '['.repeat(100_000) + ']'.repeat(100_000), '{"name":' + '{"a":'.repeat(20_000) + '1' + '}'.repeat(20_001)]) {
+      const res = await t.api('POST', '/v1/tokens', { raw, headers: json });
+      expectEnvelope(res, 422, 'validation_failed');
+      expect(res.body.errors[0]).toMatchObject({ code: 'too_deep' });
+    }
+    expect((await t.api('GET', '/v1/tokens?limit=100')).body.data.length).toBe(before);
+  });
+
   it('431 in the envelope when the URL or headers are larger than the server reads', async () => {
     const res = await t.api('GET', `/v1/tokens?cursor=${'a'.repeat(100_000)}`);
     expectEnvelope(res, 431, 'headers_too_large');
