@@ -97,7 +97,7 @@ function baseBody(op: Operation): Record<string, unknown> {
 
 const MB = 'a'.repeat(1024 * 1024);
 /** Far over every field's limit, yet small enough that a value per field per operation stays quick. */
-const HUGE = 'a'.repeat(256 * 1024);
+const HUGE = 'a'.repeat(64 * 1024);
 const deepArray = (n: number) => '['.repeat(n) + ']'.repeat(n);
 const deepObject = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n);
 
@@ -112,7 +112,7 @@ const WRONG_TYPES: [string, unknown][] = [
 ];
 /** Values that may pass validation and reach the domain and SQL: each field gets each in turn. */
 const HOSTILE_VALUES: [string, unknown][] = [
-  ['256 KiB string', HUGE],
+  ['64 KiB string', HUGE],
   ['unicode', 'ünïcödé 日本語 😀 𝕏 a\u0301'],
   ['bidi and zero-width', '\u202Eevil\u200B\uFEFF'],
   ['lone surrogate', '\ud800x'],
@@ -183,7 +183,7 @@ function casesFor(op: Operation): Case[] {
   if (op.method === 'GET') return cases;
 
   // Bodies that are not JSON objects.
-  for (const raw of ['{', '{"a":', '[1,', '"unterminated', 'nul', '{"a":1}garbage', '\u0000', '{"a":"\u0000', '[]', '[{}]', '"string"', '123', 'null', 'true', deepArray(100_000), deepObject(10_000)]) {
+  for (const raw of ['{', '{"a":', '[1,', '"unterminated', 'nul', '{"a":1}garbage', '\u0000', '{"a":"\u0000', '[]', '[{}]', '"string"', '123', 'null', 'true', deepArray(50_000), deepObject(10_000)]) {
     cases.push(json(`body ${JSON.stringify(raw.slice(0, 20))}`, raw));
   }
   const base = baseBody(op);
@@ -310,7 +310,7 @@ describe('fuzzing every operation in the table', () => {
       failures.push(...anonymous.accepted.map((c) => `no token was not refused: ${c.label} ${c.path}`));
       // The owner's refused requests, again (a share of them, to stay quick): still refused,
       // and the database is exactly as it was.
-      const again = await runAll(owner.refused.filter((_, i) => i % 3 === 0), () => t.token);
+      const again = await runAll(owner.refused.filter((_, i) => i % 5 === 0), () => t.token);
       failures.push(...again.failures, ...again.accepted.map((c) => `refused once, accepted when sent again: ${c.label}`));
       const changed = changedTables(before, await fingerprint(t.database!));
       if (again.accepted.length === 0) failures.push(...changed.map((table) => `a refused request changed ${table}`));
