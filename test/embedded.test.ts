@@ -1,4 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -76,5 +78,27 @@ describe('tack serve on the embedded database', () => {
     expect(after).toContain('before the crash');
     expect((await api3('POST', '/v1/tokens', { body: { name: 'after the crash' } })).status).toBe(201);
     expect(await afterCrash.kill('SIGTERM')).toEqual({ code: 0, signal: null });
+  });
+});
+
+describe('a lock left by a crashed process', () => {
+  it('does not block the start when its pid is dead, or now runs another program', { timeout: 180_000 }, async () => {
+    const dead = spawn('true');
+    await once(dead, 'exit');
+    // `sleep` has the pid now: alive, but not a tack (after a crash, pids come round again).
+    const other = spawn('sleep', ['120'], { stdio: 'ignore' });
+    const dir = mkdtempSync(join(tmpdir(), 'tack-stale-lock-'));
+    try {
+      for (const pid of [dead.pid!, other.pid!]) {
+        writeFileSync(join(dir, 'tack.lock'), String(pid));
+        const s = await spawnTack({ DATA_DIR: dir });
+        running.push(s);
+        expect(readFileSync(join(dir, 'tack.lock'), 'utf8')).toBe(String(s.pid));
+        expect(await s.kill('SIGTERM')).toEqual({ code: 0, signal: null });
+      }
+    } finally {
+      other.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -15,6 +15,8 @@ describe('the error envelope on every error path', () => {
     for (const raw of ['{', '{"name":', 'nul', '{"name":"a"} trailing', "{'name':'a'}", Buffer.from([0x7b, 0xff, 0xfe, 0x7d])]) {
       const res = await t.api('POST', '/v1/tokens', { raw, headers: json });
       expectEnvelope(res, 400, 'malformed_request');
+      // Says what is wrong, not only that something is.
+      expect(res.body.user_message).toBe('The body is not valid JSON; send one JSON object.');
     }
   });
 
@@ -22,6 +24,7 @@ describe('the error envelope on every error path', () => {
     for (const raw of ['{"name":"a","__proto__":{"role":"owner"}}', '{"name":"a","constructor":{"prototype":{"x":1}}}']) {
       const res = await t.api('POST', '/v1/tokens', { raw, headers: json });
       expectEnvelope(res, 400, 'malformed_request');
+      expect(res.body.user_message).toMatch(/^The body uses a key tack refuses \(__proto__/);
     }
   });
 
@@ -30,7 +33,26 @@ describe('the error envelope on every error path', () => {
       const res = await t.api('GET', path);
       expectEnvelope(res, 400, 'malformed_request');
       expect(res.text).not.toContain('%');
+      expect(res.body.user_message).toBe('The address is not valid percent-encoding; encode it as UTF-8.');
     }
+  });
+
+  it('404, not 405 or 414, for a path parameter longer than any identifier', async () => {
+    for (const method of ['GET', 'DELETE', 'PATCH']) {
+      const res = await t.api(method, `/v1/snippets/${'a'.repeat(600)}`, method === 'PATCH' ? { body: { name: 'x' } } : {});
+      expectEnvelope(res, 404, 'not_found');
+      expect(res.body.user_message).toContain('no identifier is longer than 500 characters');
+    }
+  });
+
+  it('422 too_deep, not 500, for a body nested thousands of levels deep, and nothing is created', async () => {
+    const before = (await t.api('GET', '/v1/tokens?limit=100')).body.data.length;
+    for (const raw of ['{"name":' + '['.repeat(50_000) + ']'.repeat(50_000) + '}', '['.repeat(100_000) + ']'.repeat(100_000), '{"name":' + '{"a":'.repeat(20_000) + '1' + '}'.repeat(20_001)]) {
+      const res = await t.api('POST', '/v1/tokens', { raw, headers: json });
+      expectEnvelope(res, 422, 'validation_failed');
+      expect(res.body.errors[0]).toMatchObject({ code: 'too_deep' });
+    }
+    expect((await t.api('GET', '/v1/tokens?limit=100')).body.data.length).toBe(before);
   });
 
   it('431 in the envelope when the URL or headers are larger than the server reads', async () => {

@@ -11,10 +11,25 @@ export class DataDirInUseError extends Error {
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  return !reusedByAnotherProgram(pid);
+}
+
+/**
+ * After a crash, the dead holder's pid may belong to another program by now (a container
+ * restarts with few processes, so low pids come round again). Where /proc tells what a pid
+ * runs (Linux), a process that is not Node cannot be a tack holding the lock.
+ */
+function reusedByAnotherProgram(pid: number): boolean {
+  let cmdline: string;
+  try {
+    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return false; // no /proc here (or not readable): trust that the pid is alive
+  }
+  return !/node|tack/i.test(cmdline);
 }
 
 /**

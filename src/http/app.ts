@@ -13,7 +13,7 @@ import type { JobRunner } from '../domain/jobs.js';
 import { registerSlack } from '../slack/plugin.js';
 import { AuthCache } from './auth-cache.js';
 import { clientErrorHandler, frameworkErrors, newRequestId } from './client-errors.js';
-import { envelopeFor, sendError } from './envelope.js';
+import { envelopeFor, MAX_PARAM_LENGTH, PARAM_TOO_LONG, sendError } from './envelope.js';
 import { registerHealth } from './health.js';
 import { registerJsonParser } from './json-parser.js';
 import { registerOpenApi } from './openapi.js';
@@ -67,7 +67,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     requestIdHeader: false,
     // Requests that arrive while draining get the envelope from the onRequest hook instead.
     return503OnClosing: false,
-    routerOptions: { maxParamLength: 500, ignoreTrailingSlash: true },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH, ignoreTrailingSlash: true },
   };
   // Fastify's HTTPS overload returns an instance typed for https.Server; the app itself does
   // not care which server carries it.
@@ -101,6 +101,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const methodsFor = allowedMethods(operations);
   app.setNotFoundHandler((request, reply) => {
     const allowed = methodsFor(request.url);
+    if (allowed.includes(request.method)) {
+      // A route for this method and path shape exists, so the router refused a parameter over
+      // maxParamLength: nothing has an identifier that long. (Not 405: the method is allowed.)
+      return reply.code(404).send(envelopeFor(404, request.id, 'not_found', PARAM_TOO_LONG));
+    }
     if (allowed.length > 0) {
       return reply.code(405).header('Allow', allowed.join(', ')).send(envelopeFor(405, request.id));
     }

@@ -41,15 +41,21 @@ export function envelopeFor(status: number, requestId: string, code?: string, me
   return env;
 }
 
-/** Errors that mean the database (or another dependency) is unreachable right now: 503, not 500. */
-function isUnavailable(err: unknown): boolean {
-  const e = err as { code?: unknown; message?: unknown };
-  const code = typeof e.code === 'string' ? e.code : '';
-  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300'].includes(code)) return true;
-  if (code.startsWith('08')) return true;
-  const message = typeof e.message === 'string' ? e.message : '';
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message);
-}
+/** The longest path parameter the router matches. */
+export const MAX_PARAM_LENGTH = 500;
+/** The answer (404) to a longer one: no identifier is that long, so nothing is there. */
+export const PARAM_TOO_LONG = `Nothing was found at this address: no identifier is longer than ${MAX_PARAM_LENGTH} characters.`;
+
+/**
+ * What Fastify's own client errors mean, in words the caller can act on (its messages name
+ * internals such as the URL it could not decode, so they never reach the envelope).
+ */
+const FASTIFY_CLIENT_ERRORS: Record<string, string> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'The body is not valid JSON; send one JSON object.',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'The body is empty; send one JSON object or leave out Content-Type.',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Content-Length does not match the body that was sent.',
+  FST_ERR_BAD_URL: 'The address is not valid percent-encoding; encode it as UTF-8.',
+};
 
 /** Postgres class 22 (data exception): a value the request carried, such as text with NUL. */
 function isDataError(err: unknown): boolean {
@@ -76,11 +82,15 @@ export function mapError(err: unknown, id: string, log: FastifyBaseLogger): Mapp
   }
   const fe = err as FastifyError;
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
+  if (fe.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    // Fastify says 414, which no operation declares; an identifier that long exists nowhere.
+    return { status: 404, envelope: envelopeFor(404, id, 'not_found', PARAM_TOO_LONG) };
+  }
   if (status >= 400 && status < 500 && typeof fe.code === 'string' && fe.code.startsWith('FST_')) {
-    return { status, envelope: envelopeFor(status, id) };
+    return { status, envelope: envelopeFor(status, id, undefined, FASTIFY_CLIENT_ERRORS[fe.code]) };
   }
   if (status >= 400 && status < 500 && err instanceof SyntaxError) {
-    return { status: 400, envelope: envelopeFor(400, id) };
+    return { status: 400, envelope: envelopeFor(400, id, undefined, FASTIFY_CLIENT_ERRORS.FST_ERR_CTP_INVALID_JSON_BODY) };
   }
   if (isDataError(err)) {
     return {

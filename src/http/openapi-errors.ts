@@ -32,7 +32,7 @@ export const schemas: Record<string, OpenAPIV3_1.SchemaObject> = {
       field: { type: 'string', description: 'The field as sent (`due_on`, `scopes.1`), or `body`, `query`, `path` for the part as a whole', examples: ['due_on'] },
       code: {
         type: 'string',
-        description: '`unknown_field`, `required`, `invalid_type`, `invalid_format`, `invalid_value`, `too_small`, `too_big`, `invalid_characters`, `empty`, `invalid`…',
+        description: '`unknown_field`, `required`, `invalid_type`, `invalid_format`, `invalid_value`, `too_small`, `too_big`, `invalid_characters`, `too_deep`, `empty`, `invalid`…',
         examples: ['unknown_field'],
       },
       message: { type: 'string', minLength: 1, description: 'A sentence naming the field and what it must be', examples: ['due_on must be a date as YYYY-MM-DD (such as 2030-01-31), today or tomorrow.'] },

@@ -81,6 +81,10 @@ interface Checked {
 }
 
 function checkPart(part: Part, schema: z.ZodObject, value: unknown, anyText: readonly string[]): Checked {
+  // First, before anything walks the value recursively (the NUL search, zod): a hostile depth
+  // would overflow the stack and answer 500.
+  const deep = tooDeepFields(part, value);
+  if (deep.length > 0) return { data: {}, errors: deep };
   const nul = nulFields(value, [])
     .filter((path) => !(path.length === 1 && anyText.includes(path[0]!)))
     .map((path) => fieldName(part, path));
@@ -153,6 +157,31 @@ function unknownField(part: Part, schema: z.ZodObject, path: readonly PropertyKe
       : `${field} is not a ${where} of this request; remove it${known.length > 0 ? ` (the ${where}s are ${known.join(', ')})` : ''}.`;
   }
   return { field, code: 'unknown_field', message };
+}
+
+/** No field of any operation nests deeper than a few levels; this leaves room and stops abuse. */
+const MAX_DEPTH = 32;
+
+/** The fields (or the whole part) whose value nests arrays or objects deeper than MAX_DEPTH. */
+function tooDeepFields(part: Part, value: unknown): FieldError[] {
+  const error = (field: string): FieldError => ({ field, code: 'too_deep', message: `${field} nests arrays or objects more than ${MAX_DEPTH} levels deep; send a flat value.` });
+  if (!value || typeof value !== 'object') return [];
+  if (Array.isArray(value)) return deeperThan(value, MAX_DEPTH) ? [error(part)] : [];
+  return Object.entries(value)
+    .filter(([, v]) => deeperThan(v, MAX_DEPTH - 1))
+    .map(([k]) => error(k));
+}
+
+/** Whether `value` nests more than `max` levels, found without recursion (the depth is the attacker's). */
+function deeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (!v || typeof v !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /** Paths of the string values (at any depth) that hold a NUL character. */
