@@ -19,7 +19,8 @@ import { registerJsonParser } from './json-parser.js';
 import { registerOpenApi } from './openapi.js';
 import { publicLinkPath, registerPublicLinks } from './public-links.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './rate-limit.js';
-import { allowedMethods, registerOperationRoutes } from './routes.js';
+import { registerOperationRoutes } from './routes.js';
+import { routeMethods } from './route-methods.js';
 import { authenticateCookie } from './cookie-auth.js';
 import { secureCookies } from './session-cookie.js';
 import { signinRoutes } from './signin.js';
@@ -98,7 +99,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerJsonParser(app);
   app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
 
-  const methodsFor = allowedMethods(operations);
+  const methodsFor = routeMethods(app);
   app.setNotFoundHandler((request, reply) => {
     const allowed = methodsFor(request.url);
     if (allowed.length > 0) {
