@@ -76,7 +76,7 @@ describe('the error envelope on every error path', () => {
       ['DELETE', '/v1/members', ['GET', 'HEAD', 'POST']],
       ['POST', '/v1/me', ['GET', 'HEAD']],
       ['GET', '/v1/tokens/tok_abc', ['DELETE']],
-      ['OPTIONS', '/v1/members/mem_abc', ['PATCH']],
+      ['OPTIONS', '/v1/members/mem_abc', ['DELETE', 'PATCH']],
       // Routes that are not operations are known paths too.
       ['POST', '/v1/openapi.json', ['GET', 'HEAD']],
       ['DELETE', '/healthz', ['GET', 'HEAD']],
