@@ -120,7 +120,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerJsonParser(app);
   app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
 
-  const methodsFor = routeMethods(app);
+  // The API's own paths and the health checks; pages, public links and Slack keep 404 for other methods.
+  const methodsFor = routeMethods(app, (url) => isApiUrl(url) || isMcpUrl(url) || url === '/healthz' || url === '/readyz');
   app.setNotFoundHandler((request, reply) => {
     const allowed = methodsFor(request.url);
     if (allowed.length > 0) {

@@ -7,18 +7,18 @@ interface KnownRoute {
 
 /**
  * The methods a path is answered with, for 405 answers with `Allow` on a known path asked
- * with another method (contract §5). Gathered from every route as it is registered
- * (`onRoute`), so the operations, the OpenAPI document, health checks, public links,
- * sign-in, the app's pages and /mcp all answer alike, and no list here can drift from them.
- * Catch-all routes (`/*`: the app's fallback, static files) are left out: a path only they
- * answer is unknown (404), not a known path with a wrong method.
+ * with another method (contract §5). Gathered from the routes as they are registered
+ * (`onRoute`), so the operations, the OpenAPI document, /mcp and the health checks answer
+ * alike, and no list here can drift from them. Only routes whose path `answers405` are
+ * counted: pages, public links and Slack answer other methods with 404, as a path that is
+ * not there. Catch-all routes (`/*`) are never counted.
  *
  * Call it before any route is registered.
  */
-export function routeMethods(app: FastifyInstance): (url: string) => string[] {
+export function routeMethods(app: FastifyInstance, answers405: (url: string) => boolean): (url: string) => string[] {
   const known: KnownRoute[] = [];
   app.addHook('onRoute', (route) => {
-    if (route.url.includes('*')) return;
+    if (route.url.includes('*') || !answers405(route.url)) return;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     known.push({ re: patternOf(route.url), methods });
   });
