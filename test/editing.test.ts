@@ -113,6 +113,15 @@ describe('updateTodo', () => {
     const mirrored = (await t.api('GET', '/v1/todos?limit=100')).body.data.find((x: { id: string }) => x.id === todo.id);
     expect(mirrored.title).toBe('write the docs');
   });
+
+  it('gives an existing criterion the title of the todo made to mirror it', async () => {
+    const card = await created('POST', '/v1/cards', { board: 'eng', title: 'mirrors an existing one', criteria: ['tests'] });
+    const [criterion] = (await t.api('GET', `/v1/cards/${card.id}/criteria`)).body.data;
+    const todo = await created('POST', '/v1/todos', { title: 'write the tests', card_id: card.id, criterion_id: criterion.id });
+    expect(todo).toMatchObject({ title: 'write the tests', criterion_id: criterion.id });
+    const [after] = (await t.api('GET', `/v1/cards/${card.id}/criteria`)).body.data;
+    expect(after).toMatchObject({ id: criterion.id, title: 'write the tests', todo_id: todo.id });
+  });
 });
 
 describe('deleteTodo', () => {

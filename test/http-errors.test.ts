@@ -98,7 +98,12 @@ describe('the error envelope on every error path', () => {
       ['DELETE', '/v1/members', ['GET', 'HEAD', 'POST']],
       ['POST', '/v1/me', ['GET', 'HEAD']],
       ['GET', '/v1/tokens/tok_abc', ['DELETE']],
-      ['OPTIONS', '/v1/members/mem_abc', ['PATCH']],
+      ['OPTIONS', '/v1/members/mem_abc', ['DELETE', 'PATCH']],
+      // The API's routes that are not operations are known paths too.
+      ['POST', '/v1/openapi.json', ['GET', 'HEAD']],
+      ['DELETE', '/healthz', ['GET', 'HEAD']],
+      ['POST', '/readyz', ['GET', 'HEAD']],
+      ['PUT', '/mcp', ['POST']],
     ];
     for (const [method, path, allow] of cases) {
       const res = await t.api(method, path);

@@ -162,6 +162,8 @@ describe('replaying traffic against the document', () => {
     await ok('GET', '/v1/members?limit=1');
     const member = await ok('POST', '/v1/members', { name: 'Replay', email: 'replay@example.com', tz: 'Europe/Berlin' });
     await ok('PATCH', `/v1/members/${member.id}`, { name: 'Replayed' });
+    const leaving = await ok('POST', '/v1/members', { name: 'Leaving', role: 'viewer' });
+    await ok('DELETE', `/v1/members/${leaving.id}`);
     const token = await ok('POST', '/v1/tokens', { name: 'replay', scopes: ['read'] });
     await ok('GET', '/v1/tokens');
     const snippet = await ok('POST', '/v1/snippets', { type: 'txt', name: 'Replay', body: 'one' });

@@ -132,6 +132,7 @@ it('names the organization in every statement on a tenant table, for every opera
   await call('deleteMilestone', { ref: 'S2' });
   await call('deleteCard', { id: card.id });
   await call('deleteBoard', { id: 'scoped' });
+  await call('deleteMember', { id: member.id });
 
   expect(fake.calls.filter((c) => c.method === 'chat.postMessage').length, 'a reminder and a summary were posted').toBeGreaterThanOrEqual(2);
   const touching = statements.filter((s) => TOUCHES.test(s));

@@ -223,9 +223,7 @@ describe('listing and ending sessions', () => {
     const memberId = await newMember('Rex', 'member');
     const rex = await signIn(t, memberId);
     expect((await rex.request('GET', '/v1/me')).status).toBe(200);
-    // No operation removes members yet: remove the row and announce it as such an operation would.
-    await t.database!.query('delete from members where id = $1', [memberId]);
-    await t.database!.query('notify tack_auth_changed');
+    expect((await t.api('DELETE', `/v1/members/${memberId}`)).status).toBe(204);
     await waitFor('the removed member to be refused', async () => (await rex.request('GET', '/v1/me')).status === 401);
     expect(await t.database!.query('select id from sessions where member_id = $1', [memberId])).toEqual([]);
   });

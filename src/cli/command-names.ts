@@ -8,6 +8,7 @@ const NAMED: Record<string, readonly string[]> = {
   listMembers: ['members', 'list'],
   createMember: ['members', 'create'],
   updateMember: ['members', 'update'],
+  deleteMember: ['members', 'delete'],
   listTokens: ['tokens', 'list'],
   createToken: ['tokens', 'create'],
   revokeToken: ['tokens', 'revoke'],

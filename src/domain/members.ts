@@ -161,19 +161,31 @@ export async function updateMember(ctx: Ctx, input: z.infer<typeof updateMemberI
   }
 }
 
+/** Checks a role change against the ladder and the last-owner rule, on the rows `lockRoles` locks. */
+async function checkRoleChange(ctx: Ctx, targetId: string, role: Member['role']): Promise<void> {
+  const { target, caller, otherOwner } = await lockRoles(ctx, targetId);
+  if (target === role) return;
+  if (isAbove('admin', caller)) throw new AppError('forbidden_role', 403, 'Only an owner or admin can change this setting.');
+  if (targetId !== ctx.principal.memberId) assertMayActOn(ctx.principal, target, caller);
+  assertMayGrant(ctx.principal, role, caller);
+  if (target === 'owner' && !otherOwner) throw lastOwner();
+}
+
+const lastOwner = () => new AppError('last_owner', 409, 'An organization keeps at least one owner.');
+
 /**
- * Checks a role change against the ladder and the last-owner rule on rows locked for the
- * rest of the transaction: every owner of the organization, the target and the caller, in
- * id order. Two role changes (two owners demoting each other) take the locks in the same
- * order, so one waits for the other instead of deadlocking, and then decides on the roles
- * the first one committed.
+ * The roles of the target and the caller, and whether an owner other than the target
+ * remains, read on rows locked for the rest of the transaction: every owner of the
+ * organization, the target and the caller, in id order. Two role changes or removals (two
+ * owners demoting each other) take the locks in the same order, so one waits for the other
+ * instead of deadlocking, and then decides on the roles the first one committed.
  *
  * ```sql
  * select id, role from members where org_id = $1 and (role = 'owner' or id in ($2, $3))
  * order by id for no key update
  * ```
  */
-async function checkRoleChange(ctx: Ctx, targetId: string, role: Member['role']): Promise<void> {
+async function lockRoles(ctx: Ctx, targetId: string): Promise<{ target: Member['role']; caller: Member['role']; otherOwner: boolean }> {
   const rows = await ctx.db
     .selectFrom('members')
     .select(['id', 'role'])
@@ -187,11 +199,22 @@ async function checkRoleChange(ctx: Ctx, targetId: string, role: Member['role'])
   const caller = roleOf(ctx.principal.memberId);
   if (target === undefined) throw notFound('member', targetId);
   if (caller === undefined) throw new AppError('unauthorized', 401, 'Your member no longer exists.');
-  if (target === role) return;
-  if (isAbove('admin', caller)) throw new AppError('forbidden_role', 403, 'Only an owner or admin can change this setting.');
-  if (targetId !== ctx.principal.memberId) assertMayActOn(ctx.principal, target, caller);
-  assertMayGrant(ctx.principal, role, caller);
-  if (target === 'owner' && !rows.some((r) => r.role === 'owner' && r.id !== targetId)) {
-    throw new AppError('last_owner', 409, 'An organization keeps at least one owner.');
-  }
+  return { target, caller, otherOwner: rows.some((r) => r.role === 'owner' && r.id !== targetId) };
+}
+
+export const deleteMemberInput = z.object({ id: id('mem') });
+
+/**
+ * Removes a member (contract §7: what a person can create, they can remove), as owner or
+ * admin with `config:write`: never a member above the caller's role, never the last owner.
+ * Their tokens, sessions, todos and card assignments go with them (the schema cascades), so
+ * their tokens and sessions get 401 from their next request on (the operation `changesAuth`).
+ * Locks as a role change does, so a removal and a demotion cannot together leave no owner.
+ */
+export async function deleteMember(ctx: Ctx, input: z.infer<typeof deleteMemberInput>): Promise<void> {
+  requireConfigWrite(ctx.principal);
+  const { target, caller, otherOwner } = await lockRoles(ctx, input.id);
+  if (input.id !== ctx.principal.memberId) assertMayActOn(ctx.principal, target, caller);
+  if (target === 'owner' && !otherOwner) throw lastOwner();
+  await ctx.db.deleteFrom('members').where('org_id', '=', ctx.principal.orgId).where('id', '=', input.id).execute();
 }

@@ -38,7 +38,7 @@ export const createTodoInput = z.object({
   card_id: key('card')
     .optional()
     .describe('Mirror a criterion of this card (id or ref): a new one titled like the todo, or criterion_id'),
-  criterion_id: id('crit').optional().describe('An existing criterion to mirror'),
+  criterion_id: id('crit').optional().describe('An existing criterion to mirror; it takes the todo title'),
   source_url: webUrl.optional().describe('Where the todo came from: a Slack message permalink or any http(s) link'),
 });
 
@@ -75,7 +75,11 @@ export function presentTodo(row: TodoRow): Todo {
   return todo;
 }
 
-/** The criterion a new todo mirrors, made or found on the card; with whether it is ticked. */
+/**
+ * The criterion a new todo mirrors, made or found on the card; with whether it is ticked.
+ * A found one takes the todo's title: a todo and the criterion it mirrors always carry one
+ * title (contract §7), as `updateTodo` and `updateCriterion` keep it afterwards.
+ */
 async function linkCriterion(
   ctx: Ctx,
   input: z.infer<typeof createTodoInput>,
@@ -83,10 +87,13 @@ async function linkCriterion(
   const orgId = ctx.principal.orgId;
   if (input.criterion_id !== undefined) {
     const cardId = input.card_id === undefined ? undefined : (await findCard(ctx.db, orgId, input.card_id)).id;
-    let q = ctx.db.selectFrom('criteria').select(['id', 'card_id', 'done']).where('org_id', '=', orgId).where('id', '=', input.criterion_id);
+    let q = ctx.db.selectFrom('criteria').select(['id', 'card_id', 'done', 'title']).where('org_id', '=', orgId).where('id', '=', input.criterion_id);
     if (cardId !== undefined) q = q.where('card_id', '=', cardId);
-    const row = await q.executeTakeFirst();
+    const row = await q.forUpdate().executeTakeFirst();
     if (!row) throw notFound('criterion', input.criterion_id);
+    if (row.title !== input.title) {
+      await ctx.db.updateTable('criteria').set({ title: input.title, updated_at: ctx.clock().toISOString() }).where('org_id', '=', orgId).where('id', '=', row.id).execute();
+    }
     return { cardId: row.card_id, criterionId: row.id, done: row.done };
   }
   if (input.card_id === undefined) return undefined;

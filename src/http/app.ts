@@ -1,5 +1,5 @@
 import type https from 'node:https';
-import Fastify, { LogController, type FastifyHttpsOptions, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyHttpsOptions, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -19,7 +19,8 @@ import { registerJsonParser } from './json-parser.js';
 import { registerOpenApi } from './openapi.js';
 import { publicLinkPath, registerPublicLinks } from './public-links.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './rate-limit.js';
-import { allowedMethods, registerOperationRoutes } from './routes.js';
+import { registerOperationRoutes } from './routes.js';
+import { routeMethods } from './route-methods.js';
 import { authenticateCookie } from './cookie-auth.js';
 import { secureCookies } from './session-cookie.js';
 import { signinRoutes } from './signin.js';
@@ -55,14 +56,39 @@ function isSigninPost(method: string, url: string): boolean {
   return path === '/signin' || path === '/signout';
 }
 
+function isApiUrl(url: string): boolean {
+  return url.startsWith('/v1/') || url === '/v1';
+}
+
+/** Requests counted against a rate limit: all of /v1 and /mcp, and the sign-in and sign-out posts. */
+function isRateLimited(method: string, url: string): boolean {
+  return isApiUrl(url) || isMcpUrl(url) || isSigninPost(method, url);
+}
+
 /** Builds the HTTP app without listening (tests inject or listen on port 0). */
 export async function buildApp(deps: AppDeps): Promise<App> {
+  const clock = deps.clock ?? (() => new Date());
+  const limiter: RateLimiter = deps.redis
+    ? new RedisRateLimiter(deps.redis, deps.config.rateLimitPerMinute, deps.log)
+    : new MemoryRateLimiter(deps.config.rateLimitPerMinute, () => clock().getTime());
+  /** Counts a request against `key` and says so in the RateLimit-* headers; throws 429 `rate_limited` past the limit. */
+  const countRequest = async (reply: FastifyReply, key: string): Promise<void> => {
+    const decision = await limiter.hit(key);
+    reply.header('RateLimit-Limit', decision.limit);
+    reply.header('RateLimit-Remaining', decision.remaining);
+    reply.header('RateLimit-Reset', decision.reset);
+    if (!decision.allowed) {
+      reply.header('Retry-After', decision.reset);
+      throw new AppError('rate_limited', 429, `Too many requests; retry in ${decision.reset} s.`);
+    }
+  };
   const options: FastifyServerOptions = {
     loggerInstance: deps.log,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     genReqId: newRequestId,
-    frameworkErrors,
+    // Before any hook, so before authentication: counted per address, like a request without a token.
+    frameworkErrors: frameworkErrors(async (request, reply) => (isRateLimited(request.method, request.url) ? countRequest(reply, `ip:${request.ip}`) : undefined)),
     clientErrorHandler,
     requestIdHeader: false,
     // Requests that arrive while draining get the envelope from the onRequest hook instead.
@@ -73,11 +99,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // not care which server carries it.
   const app = (deps.https ? Fastify({ ...options, https: deps.https } as FastifyHttpsOptions<https.Server>) : Fastify(options)) as unknown as FastifyInstance;
 
-  const clock = deps.clock ?? (() => new Date());
   const authCache = new AuthCache(deps.db, () => clock().getTime());
-  const limiter: RateLimiter = deps.redis
-    ? new RedisRateLimiter(deps.redis, deps.config.rateLimitPerMinute, deps.log)
-    : new MemoryRateLimiter(deps.config.rateLimitPerMinute, () => clock().getTime());
   const runtime: Runtime = {
     db: deps.db,
     clock,
@@ -98,7 +120,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerJsonParser(app);
   app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
 
-  const methodsFor = allowedMethods(operations);
+  // The API's own paths and the health checks; pages, public links and Slack keep 404 for other methods.
+  const methodsFor = routeMethods(app, (url) => isApiUrl(url) || isMcpUrl(url) || url === '/healthz' || url === '/readyz');
   app.setNotFoundHandler((request, reply) => {
     const allowed = methodsFor(request.url);
     if (allowed.includes(request.method)) {
@@ -122,8 +145,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       reply.header('Connection', 'close').header('Retry-After', '1');
       throw new AppError('shutting_down', 503, 'The server is shutting down; retry shortly.');
     }
-    const api = request.url.startsWith('/v1/') || request.url === '/v1';
-    if (!api && !isMcpUrl(request.url) && !isSigninPost(request.method, request.url)) return;
+    if (!isRateLimited(request.method, request.url)) return;
+    const api = isApiUrl(request.url);
     let key: string | undefined;
     const header = request.headers.authorization;
     if (header === undefined && api) {
@@ -141,14 +164,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         request.authError = err;
       }
     }
-    const decision = await limiter.hit(key ?? `ip:${request.ip}`);
-    reply.header('RateLimit-Limit', decision.limit);
-    reply.header('RateLimit-Remaining', decision.remaining);
-    reply.header('RateLimit-Reset', decision.reset);
-    if (!decision.allowed) {
-      reply.header('Retry-After', decision.reset);
-      throw new AppError('rate_limited', 429, `Too many requests; retry in ${decision.reset} s.`);
-    }
+    await countRequest(reply, key ?? `ip:${request.ip}`);
   });
 
   app.addHook('onClose', async () => limiter.close());

@@ -26,11 +26,18 @@ export function newRequestId(): string {
 /**
  * Errors Fastify's router raises before any hook runs (a URL with bad percent-encoding, a
  * parameter over the length limit). Without this they get Fastify's own body, which echoes
- * the URL and has no request id.
+ * the URL and has no request id. `count` counts the request against its rate limit (and
+ * sets the RateLimit-* headers that every /v1 answer carries) as the hooks would have; a
+ * request over the limit is answered with that refusal instead.
  */
-export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  reply.header('X-Request-Id', request.id);
-  sendError(err, request, reply);
+export function frameworkErrors(count: (request: FastifyRequest, reply: FastifyReply) => Promise<void>) {
+  return (err: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    reply.header('X-Request-Id', request.id);
+    count(request, reply).then(
+      () => sendError(err, request, reply),
+      (refusal: unknown) => sendError(refusal, request, reply),
+    );
+  };
 }
 
 /**

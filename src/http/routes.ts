@@ -57,18 +57,3 @@ export function registerOperationRoutes(app: FastifyInstance, ops: readonly Oper
     });
   }
 }
-
-/** The methods an operation path accepts, for 405 answers on a known path with another method. */
-export function allowedMethods(ops: readonly Operation[]): (url: string) => string[] {
-  const patterns = ops.map((op) => ({
-    method: op.method,
-    re: new RegExp(`^/v1${op.path.replace(/\{\w+\}/g, '[^/]+')}/?$`),
-  }));
-  return (url: string) => {
-    const path = url.split('?')[0] ?? url;
-    const methods = new Set<string>();
-    for (const p of patterns) if (p.re.test(path)) methods.add(p.method);
-    if (methods.has('GET')) methods.add('HEAD');
-    return [...methods];
-  };
-}

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { VERSION } from '../version.js';
 import type { Principal } from '../domain/context.js';
-import { envelopeFor, mapError } from '../http/envelope.js';
+import { mapError } from '../http/envelope.js';
 import { principalOf } from '../http/routes.js';
 import { execute, type Runtime } from '../operations/execute.js';
 import { describeOperations } from '../operations/manifest.js';
@@ -74,12 +74,8 @@ export async function mcpHttpTransport(app: FastifyInstance, opts: McpHttpOption
     },
   });
 
-  // No server-initiated stream and no sessions: GET and DELETE are not offered.
-  app.route({
-    method: ['GET', 'DELETE'],
-    url: MCP_PATH,
-    handler: async (request, reply) => reply.code(405).header('Allow', 'POST').send(envelopeFor(405, request.id)),
-  });
+  // No server-initiated stream and no sessions: GET and DELETE are not offered, so they are
+  // 405 with Allow: POST, like any known path asked with another method (route-methods.ts).
 }
 
 /** The SDK transport reads headers (Accept, Content-Type, protocol version) from a web Request. */

@@ -7,6 +7,8 @@ import {
   memberSchema,
   updateMember,
   updateMemberInput,
+  deleteMember,
+  deleteMemberInput,
 } from '../domain/members.js';
 import {
   createdTokenSchema,
@@ -69,6 +71,17 @@ export const platformOperations = [
     idempotent: true,
     changesAuth: true,
     run: (ctx, input) => updateMember(ctx, input),
+  }),
+  defineOperation({
+    name: 'deleteMember',
+    summary: 'Remove a member with their tokens, sessions and todos (owner or admin, config:write; never one above your role, never the last owner)',
+    group: 'members',
+    method: 'DELETE',
+    path: '/members/{id}',
+    scope: 'config:write',
+    params: deleteMemberInput,
+    changesAuth: true,
+    run: (ctx, input) => deleteMember(ctx, input),
   }),
   defineOperation({
     name: 'listTokens',
