@@ -28,6 +28,11 @@ export function principalOf(request: FastifyRequest): Principal {
   throw request.authError ?? unauthorized();
 }
 
+async function refuseUnauthenticatedBody<T>(request: FastifyRequest, _reply: unknown, payload: T): Promise<T> {
+  principalOf(request);
+  return payload;
+}
+
 /**
  * One Fastify route per operation; the handler only gathers input and presents the outcome.
  * Input is validated by `validateInput` (the same function MCP and Slack use), not by
@@ -38,11 +43,9 @@ export function registerOperationRoutes(app: FastifyInstance, ops: readonly Oper
     app.route({
       method: op.method,
       url: `/v1${fastifyPath(op.path)}`,
-      // Fail on auth before the body is read (no 4 MiB upload, 413 or 415 for a caller without a token).
-      preParsing: async (request, _reply, payload) => {
-        principalOf(request);
-        return payload;
-      },
+      // Fail on auth before the body is read (no 4 MiB upload, 413 or 415 for a caller without a
+      // token). Fastify reads no body for GET, so a read skips the hook.
+      ...(op.method === 'GET' ? {} : { preParsing: refuseUnauthenticatedBody }),
       handler: async (request, reply) => {
         const principal = principalOf(request);
         const input = validateInput(op, { path: request.params, query: request.query, body: request.body });

@@ -50,7 +50,8 @@ export async function execute(
   requireScope(principal, op.scope);
   const ctx = (db: Kysely<Database>, caller = principal): Ctx => ({ db, clock: rt.clock, principal: caller, publicBaseUrl: rt.publicBaseUrl, appUrl: rt.appUrl, jobs: rt.jobs });
   if (op.readOnly) {
-    const result = await op.run(ctx(rt.db), await resolveDueDates(ctx(rt.db), input, op.dueDateFields));
+    const due = op.dueDateFields.length === 0 ? input : await resolveDueDates(ctx(rt.db), input, op.dueDateFields);
+    const result = await op.run(ctx(rt.db), due);
     return { status: op.status, body: serialize(result), replayed: false };
   }
   requireWriter(principal);
