@@ -5,6 +5,7 @@ import { startFakeSlack, type FakeSlack, type RecordedCall } from './helpers/fak
 import { captureLog, type CapturedLog } from './helpers/jobs.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { spawnTack } from './helpers/spawn.js';
+import { waitFor } from './helpers/wait.js';
 import { blockActionsBody, commandBody, sign, slackClient } from './helpers/slack-request.js';
 
 const SECRET = '8f742231b10e8888abcd99yyyzzz85a5';
@@ -361,11 +362,13 @@ describe('retried deliveries', () => {
       const client = slackClient(app.url, SECRET);
       expect((await client.json(event)).status).toBe(200);
       expect((await client.json(event, { headers: { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_error' } })).status).toBe(200);
+      // An event is acked before its middleware runs: the retry is recognised after its ack.
+      // No listener acts on app_mention; what shows the retry was recognised is that it was dropped.
+      await waitFor('the retry to be dropped', () => captured.lines().some((l) => String(l.msg).includes('already handled; dropped')));
     } finally {
       await app.close();
     }
     expect((await deliveries()).filter((d) => d.identity === 'event:Ev0TESTRETRY')).toHaveLength(1);
-    // No listener acts on app_mention; what shows the retry was recognised is that it was dropped.
     const dropped = captured.lines().filter((l) => String(l.msg).includes('already handled; dropped'));
     expect(dropped).toMatchObject([{ identity: 'event:Ev0TESTRETRY', retry: 1 }]);
   });
