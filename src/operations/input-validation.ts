@@ -72,7 +72,7 @@ function isEmptyObject(value: unknown): boolean {
 }
 
 function isEmptyPatch(body: unknown): boolean {
-  return body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
+  return body === undefined || isEmptyObject(body);
 }
 
 interface Checked {
