@@ -46,7 +46,7 @@ export function SnippetsPage() {
         <label htmlFor="snippet-q" className="visually-hidden">
           Search snippets
         </label>
-        <input id="snippet-q" type="search" className="grow" value={q} onChange={(e) => setQ(e.target.value)} placeholder="Search name, tags and body" />
+        <input id="snippet-q" type="search" className="grow" value={q} onChange={(e) => setQ(e.target.value)} placeholder="Search snippets" />
         <SelectField
           label="Type"
           hideLabel

@@ -53,7 +53,7 @@ export function ApiKeysPage() {
       {tokens.isPending && <Loading />}
       {tokens.data && (
         <div className="table-wrap">
-          <table className="table" aria-label="API keys">
+          <table className="table stack" aria-label="API keys">
             <thead>
               <tr>
                 <th scope="col">Name</th>
@@ -71,7 +71,7 @@ export function ApiKeysPage() {
                   <td>
                     {t.name} {t.agent && <span className="chip">agent</span>}
                   </td>
-                  <td className="mono small">{t.hint}…</td>
+                  <td className="mono small">{t.hint}</td>
                   <td className="small">{t.scopes.join(', ')}</td>
                   <td className="small">{t.expires_at ? formatDateTime(t.expires_at) : 'never'}</td>
                   <td>
