@@ -10,12 +10,12 @@ import { waitFor } from './helpers/wait.js';
  * log says what happened at info level, not "dependency unavailable" at error level.
  */
 
-const lines: { level: number; msg: string }[] = [];
+const lines: { level: number; msg: string; reqId?: string }[] = [];
 const log = pino(
   { level: 'info' },
   new Writable({
     write(chunk: Buffer, _encoding, done) {
-      lines.push(JSON.parse(chunk.toString()) as { level: number; msg: string });
+      lines.push(JSON.parse(chunk.toString()) as { level: number; msg: string; reqId?: string });
       done();
     },
   }),
@@ -51,6 +51,8 @@ describe('a client that disconnects mid-body', () => {
       throw new Error(`${err.message}; logged: ${JSON.stringify(lines)}`);
     });
     expect(closed.level).toBe(30);
+    // The request's own logger (made only when a request logs) carries its id.
+    expect(closed.reqId).toMatch(/^req_[0-9a-f]{24}$/);
     expect(lines.filter((l) => l.level >= 50)).toEqual([]);
     expect(await t.database!.query(`select 1 from snippets where name = 'never arrives whole'`)).toHaveLength(0);
   });

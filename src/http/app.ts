@@ -1,5 +1,5 @@
 import type https from 'node:https';
-import Fastify, { LogController, type FastifyHttpsOptions, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyHttpsOptions, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -10,6 +10,7 @@ import { AppError } from '../domain/errors.js';
 import { operations } from '../operations/index.js';
 import type { Runtime } from '../operations/execute.js';
 import type { JobRunner } from '../domain/jobs.js';
+import type { Authenticated } from '../domain/authenticate.js';
 import { registerSlack } from '../slack/plugin.js';
 import { AuthCache } from './auth-cache.js';
 import { clientErrorHandler, frameworkErrors, newRequestId } from './client-errors.js';
@@ -18,7 +19,8 @@ import { registerHealth } from './health.js';
 import { registerJsonParser } from './json-parser.js';
 import { registerOpenApi } from './openapi.js';
 import { publicLinkPath, registerPublicLinks } from './public-links.js';
-import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './rate-limit.js';
+import { MemoryRateLimiter, RedisRateLimiter, type RateDecision, type RateLimiter } from './rate-limit.js';
+import { lazyChildLogger } from './request-logger.js';
 import { registerOperationRoutes } from './routes.js';
 import { routeMethods } from './route-methods.js';
 import { authenticateCookie } from './cookie-auth.js';
@@ -65,26 +67,42 @@ function isRateLimited(method: string, url: string): boolean {
   return isApiUrl(url) || isMcpUrl(url) || isSigninPost(method, url);
 }
 
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+function applyDecision(reply: FastifyReply, decision: RateDecision): void {
+  reply.header('RateLimit-Limit', decision.limit);
+  reply.header('RateLimit-Remaining', decision.remaining);
+  reply.header('RateLimit-Reset', decision.reset);
+  if (!decision.allowed) {
+    reply.header('Retry-After', decision.reset);
+    throw new AppError('rate_limited', 429, `Too many requests; retry in ${decision.reset} s.`);
+  }
+}
+
 /** Builds the HTTP app without listening (tests inject or listen on port 0). */
 export async function buildApp(deps: AppDeps): Promise<App> {
   const clock = deps.clock ?? (() => new Date());
+  // Date.now unless a clock is injected: read twice on every request (rate limit, auth cache).
+  const injected = deps.clock;
+  const nowMs = injected ? () => injected().getTime() : Date.now;
   const limiter: RateLimiter = deps.redis
     ? new RedisRateLimiter(deps.redis, deps.config.rateLimitPerMinute, deps.log)
-    : new MemoryRateLimiter(deps.config.rateLimitPerMinute, () => clock().getTime());
-  /** Counts a request against `key` and says so in the RateLimit-* headers; throws 429 `rate_limited` past the limit. */
-  const countRequest = async (reply: FastifyReply, key: string): Promise<void> => {
-    const decision = await limiter.hit(key);
-    reply.header('RateLimit-Limit', decision.limit);
-    reply.header('RateLimit-Remaining', decision.remaining);
-    reply.header('RateLimit-Reset', decision.reset);
-    if (!decision.allowed) {
-      reply.header('Retry-After', decision.reset);
-      throw new AppError('rate_limited', 429, `Too many requests; retry in ${decision.reset} s.`);
-    }
+    : new MemoryRateLimiter(deps.config.rateLimitPerMinute, nowMs);
+  /**
+   * Counts a request against `key` and says so in the RateLimit-* headers; throws 429
+   * `rate_limited` past the limit. Without a promise when the limiter answers at once (in
+   * memory): undefined then means counted and allowed.
+   */
+  const countRequest = (reply: FastifyReply, key: string): Promise<void> | undefined => {
+    const decision = limiter.hit(key);
+    if (decision instanceof Promise) return decision.then((d) => applyDecision(reply, d));
+    applyDecision(reply, decision);
+    return undefined;
   };
   const options: FastifyServerOptions = {
     loggerInstance: deps.log,
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: BODY_LIMIT,
     genReqId: newRequestId,
     // Before any hook, so before authentication: counted per address, like a request without a token.
@@ -99,7 +117,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // not care which server carries it.
   const app = (deps.https ? Fastify({ ...options, https: deps.https } as FastifyHttpsOptions<https.Server>) : Fastify(options)) as unknown as FastifyInstance;
 
-  const authCache = new AuthCache(deps.db, () => clock().getTime());
+  const authCache = new AuthCache(deps.db, nowMs);
   const runtime: Runtime = {
     db: deps.db,
     clock,
@@ -115,8 +133,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   app.decorateRequest('principal', null);
   app.decorateRequest('authError', null);
-  // Before the auth hook below: it reads the parsed cookies.
-  await app.register(cookie);
   registerJsonParser(app);
   app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
 
@@ -139,32 +155,71 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addHook('preClose', async () => {
     draining = true;
   });
-  app.addHook('onRequest', async (request, reply) => {
+  /**
+   * Authenticates a rate-limited request (bearer token, or on /v1 the session cookie) and
+   * counts it: per token or session, else per address. A bad credential is kept in
+   * `request.authError` for the route to refuse, after the count. Returns undefined when all
+   * of it was done at once: a cached token and the in-memory limiter, nearly every request.
+   */
+  const admit = (request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined => {
+    const header = request.headers.authorization;
+    if (header === undefined) {
+      // The web app's session cookie, on /v1 only: /mcp takes bearer tokens alone.
+      if (request.headers.cookie !== undefined && isApiUrl(request.url)) {
+        return authenticateCookie(request, authCache, runtime.appUrl!).then((key) => countRequest(reply, key ?? `ip:${request.ip}`));
+      }
+      return countRequest(reply, `ip:${request.ip}`);
+    }
+    const m = BEARER.exec(header);
+    if (!m) {
+      request.authError = new AppError('unauthorized', 401, 'Use the header Authorization: Bearer <token>.');
+      return countRequest(reply, `ip:${request.ip}`);
+    }
+    const token = m[1]!;
+    let auth: Authenticated | undefined;
+    try {
+      auth = authCache.cachedToken(token);
+    } catch (err) {
+      request.authError = err as AppError;
+      return countRequest(reply, `ip:${request.ip}`);
+    }
+    if (auth) {
+      request.principal = auth.principal;
+      return countRequest(reply, `tok:${auth.principal.tokenId}`);
+    }
+    return authCache.authenticate(token).then(
+      (loaded) => {
+        request.principal = loaded.principal;
+        return countRequest(reply, `tok:${loaded.principal.tokenId}`);
+      },
+      (err: unknown) => {
+        if (!(err instanceof AppError)) throw err;
+        request.authError = err;
+        return countRequest(reply, `ip:${request.ip}`);
+      },
+    );
+  };
+  // A callback hook, not an async one: most requests finish it without a promise.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
     if (draining) {
       reply.header('Connection', 'close').header('Retry-After', '1');
-      throw new AppError('shutting_down', 503, 'The server is shutting down; retry shortly.');
+      done(new AppError('shutting_down', 503, 'The server is shutting down; retry shortly.'));
+      return;
     }
-    if (!isRateLimited(request.method, request.url)) return;
-    const api = isApiUrl(request.url);
-    let key: string | undefined;
-    const header = request.headers.authorization;
-    if (header === undefined && api) {
-      // The web app's session cookie, on /v1 only: /mcp takes bearer tokens alone.
-      key = await authenticateCookie(request, authCache, runtime.appUrl!);
-    } else if (header !== undefined) {
-      const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-      try {
-        if (!m) throw new AppError('unauthorized', 401, 'Use the header Authorization: Bearer <token>.');
-        const auth = await authCache.authenticate(m[1]!);
-        request.principal = auth.principal;
-        key = `tok:${auth.principal.tokenId}`;
-      } catch (err) {
-        if (!(err instanceof AppError)) throw err;
-        request.authError = err;
-      }
+    if (!isRateLimited(request.method, request.url)) {
+      done();
+      return;
     }
-    await countRequest(reply, key ?? `ip:${request.ip}`);
+    let pending: Promise<void> | undefined;
+    try {
+      pending = admit(request, reply);
+    } catch (err) {
+      done(err as Error);
+      return;
+    }
+    if (pending === undefined) done();
+    else pending.then(() => done(), (err: Error) => done(err));
   });
 
   app.addHook('onClose', async () => limiter.close());
@@ -176,6 +231,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerSlack(app, { config: deps.config, runtime, log: deps.log });
   await app.register(mcpHttpTransport, { operations, runtime });
   await app.register(async (web) => {
+    // Cookies are parsed and set by the pages and sign-in only; /v1 reads its session cookie itself.
+    await web.register(cookie);
     await webApp(web, { webDir: deps.webDir ?? defaultWebDir(), publicLinkPath: publicLinkPath(deps.config.publicBaseUrl), secure });
     await signinRoutes(web, { db: deps.db, clock, appUrl: () => runtime.appUrl!, secureCookies: secure, authCache });
   });

@@ -1,3 +1,4 @@
+import { fastifyCookie } from '@fastify/cookie';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import type { AuthCache } from './auth-cache.js';
@@ -12,7 +13,7 @@ import { SESSION_COOKIE } from './session-cookie.js';
  * limit key (the session's), or undefined when there is no usable cookie.
  */
 export async function authenticateCookie(request: FastifyRequest, cache: AuthCache, appUrl: string): Promise<string | undefined> {
-  const secret = request.cookies[SESSION_COOKIE];
+  const secret = sessionSecret(request);
   if (!secret) return undefined;
   try {
     if (!isSafeMethod(request.method) && !isSameOriginRequest(request, appUrl)) throw crossSiteRequest();
@@ -24,4 +25,13 @@ export async function authenticateCookie(request: FastifyRequest, cache: AuthCac
     request.authError = err;
     return undefined;
   }
+}
+
+/**
+ * The `tack_session` cookie's value, parsed here: the cookie plugin is registered for the
+ * pages only, so /v1 requests (nearly all with a bearer token) pay for no cookie hooks.
+ */
+export function sessionSecret(request: FastifyRequest): string | undefined {
+  const header = request.headers.cookie;
+  return header === undefined ? undefined : fastifyCookie.parse(header)[SESSION_COOKIE];
 }

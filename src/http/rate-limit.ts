@@ -10,7 +10,8 @@ export interface RateDecision {
 }
 
 export interface RateLimiter {
-  hit(key: string): Promise<RateDecision>;
+  /** Counts one request; in memory the decision comes at once, without a promise (the hot path). */
+  hit(key: string): RateDecision | Promise<RateDecision>;
   close(): void;
 }
 
@@ -38,7 +39,7 @@ export class MemoryRateLimiter implements RateLimiter {
     this.#sweep.unref();
   }
 
-  hitSync(key: string): RateDecision {
+  hit(key: string): RateDecision {
     const t = this.now();
     let w = this.#windows.get(key);
     if (!w || w.resetAt <= t) {
@@ -47,10 +48,6 @@ export class MemoryRateLimiter implements RateLimiter {
     }
     w.count++;
     return decide(this.limit, w.count, w.resetAt - t);
-  }
-
-  async hit(key: string): Promise<RateDecision> {
-    return this.hitSync(key);
   }
 
   close(): void {
@@ -114,7 +111,7 @@ export class RedisRateLimiter implements RateLimiter {
   async hit(key: string): Promise<RateDecision> {
     if (this.#retryAt !== null) {
       if (!this.#probing && this.#now() >= this.#retryAt) void this.#probe();
-      return this.#fallback.hitSync(key);
+      return this.#fallback.hit(key);
     }
     if (this.redis.status !== 'ready') return this.#open(key, new Error(`redis ${this.redis.status}`));
     try {
@@ -141,7 +138,7 @@ export class RedisRateLimiter implements RateLimiter {
       this.log.warn({ err: (err as Error).message }, "Redis is unavailable: rate limits fall back to this process's memory");
     }
     this.#retryAt = this.#now() + this.#retryAfterMs;
-    return this.#fallback.hitSync(key);
+    return this.#fallback.hit(key);
   }
 
   /** One PING in the background; an answer in time closes the circuit, anything else keeps it open. */
