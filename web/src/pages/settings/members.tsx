@@ -107,7 +107,7 @@ function RemoveMember({ member, self, orgName }: { member: Member; self: boolean
     >
       {self ? (
         <p>
-          You lose access at once: your API keys, sessions (this browser's too) and sign-in links stop working. Your todos are deleted and you come off
+          You lose access at once: your API keys, sessions (this browser’s too) and sign-in links stop working. Your todos are deleted and you come off
           every card you were assigned to. Cards and snippets stay.
         </p>
       ) : (
