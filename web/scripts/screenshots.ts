@@ -2,7 +2,7 @@
  * `npm run screenshots`: starts tack on a fresh database (DATABASE_URL's server, as the tests
  * do), seeds a small team, signs in through a one-time link in Debian's Chromium and saves
  * every page at 1280 and 375 pixels wide into docs/screenshots/ (light; the board and todos
- * also dark).
+ * also dark), and the confirmation before removing a member.
  */
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -46,6 +46,15 @@ try {
       const file = `${OUT}${name}-${shot.width}${shot.scheme === 'dark' ? '-dark' : ''}.png`;
       await page.screenshot({ path: file, fullPage: true });
       process.stdout.write(`saved ${file}\n`);
+      if (name === 'members' && shot.scheme === 'light') {
+        // The confirmation before removing a member.
+        await page.getByRole('button', { name: 'Remove Grace Hopper' }).click();
+        await page.getByRole('alertdialog').waitFor();
+        const dialogFile = `${OUT}members-remove-${shot.width}.png`;
+        await page.screenshot({ path: dialogFile });
+        process.stdout.write(`saved ${dialogFile}\n`);
+        await page.keyboard.press('Escape');
+      }
     }
     await context.close();
   }

@@ -6,10 +6,11 @@ import { keys, useMe, useMembers } from '../../api/queries';
 import type { Member, Role } from '../../api/types';
 import { formatDateTime } from '../../lib/dates';
 import { CopyField } from '../../ui/copy-field';
-import { FormDialog } from '../../ui/dialogs';
+import { ConfirmDialog, FormDialog } from '../../ui/dialogs';
 import { ErrorPanel, Loading } from '../../ui/error-panel';
 import { FieldErrors } from '../../ui/field-errors';
 import { SelectField } from '../../ui/select-field';
+import { notify } from '../../ui/toast-queue';
 import { SettingsPage } from './settings-nav';
 
 const ROLES: Role[] = ['owner', 'admin', 'member', 'viewer'];
@@ -22,6 +23,16 @@ export function MembersPage() {
   const myRank = me.data ? ROLES.indexOf(me.data.member.role) : ROLES.length;
   // The ladder: nobody raises anyone above their own role (the API refuses it too).
   const roleOptions = ROLES.map((r, i) => ({ id: r, label: label(r), refused: i < myRank ? 'above your role' : undefined }));
+  // Who may remove whom, as deleteMember decides it: an owner or admin with config:write, never
+  // a member above their own role, never the last owner. The server stays the judge: a refusal
+  // it gives anyway (the list changed meanwhile) is shown like any failed write.
+  const owners = members.data?.filter((m) => m.role === 'owner').length ?? 0;
+  const mayRemove = (m: Member) =>
+    !!me.data &&
+    me.data.scopes.includes('config:write') &&
+    (me.data.member.role === 'owner' || me.data.member.role === 'admin') &&
+    ROLES.indexOf(m.role) >= myRank &&
+    !(m.role === 'owner' && owners <= 1);
   const setRole = useMutation({
     mutationFn: ({ m, role }: { m: Member; role: Role }) => ok(api.PATCH('/members/{id}', { params: { path: { id: m.id } }, body: { role } })),
     onSettled: () => qc.invalidateQueries({ queryKey: keys.members }),
@@ -55,11 +66,58 @@ export function MembersPage() {
                 onChange={(r) => r !== m.role && setRole.mutate({ m, role: r as Role })}
               />
               {ROLES.indexOf(m.role) >= myRank && <SigninLink member={m} />}
+              {mayRemove(m) && <RemoveMember member={m} self={m.id === me.data?.member.id} orgName={me.data?.org.name ?? 'the organization'} />}
             </li>
           ))}
         </ul>
       )}
     </SettingsPage>
+  );
+}
+
+/** Remove, after a confirmation that says what goes with the member (deleteMember's cascade). */
+function RemoveMember({ member, self, orgName }: { member: Member; self: boolean; orgName: string }) {
+  const qc = useQueryClient();
+  const remove = useMutation({
+    mutationFn: () => ok(api.DELETE('/members/{id}', { params: { path: { id: member.id } } })),
+    onSuccess: () => {
+      // Removing yourself ends this session too: there is nothing more to show here.
+      if (self) return location.assign('/signin');
+      qc.setQueryData<Member[]>(keys.members, (list) => list?.filter((m) => m.id !== member.id));
+      notify(`${member.name} removed`);
+      void qc.invalidateQueries({ queryKey: keys.members });
+      // Cards list their assignees: this member is off them now.
+      void qc.invalidateQueries({ queryKey: ['cards'] });
+      void qc.invalidateQueries({ queryKey: ['card'] });
+    },
+    // A refusal (the last owner, a role changed meanwhile) is shown as every failed write is,
+    // with the API's message; the list is read again.
+    onError: () => qc.invalidateQueries({ queryKey: keys.members }),
+  });
+  return (
+    <ConfirmDialog
+      trigger={
+        <Button className="button small danger" aria-label={`Remove ${member.name}`}>
+          Remove
+        </Button>
+      }
+      title={self ? `Remove yourself from ${orgName}?` : `Remove ${member.name} from ${orgName}?`}
+      confirmLabel={self ? 'Remove me' : 'Remove member'}
+      onConfirm={() => remove.mutate()}
+    >
+      {self ? (
+        <p>
+          You lose access at once: your API keys, sessions (this browser’s too) and sign-in links stop working. Your todos are deleted and you come off
+          every card you were assigned to. Cards and snippets stay.
+        </p>
+      ) : (
+        <p>
+          {member.name} loses access at once: their API keys, sessions and sign-in links stop working. Their todos are deleted and they come off every
+          card they were assigned to. Cards and snippets stay.
+        </p>
+      )}
+      <p>This cannot be undone.</p>
+    </ConfirmDialog>
   );
 }
 

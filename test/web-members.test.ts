@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { signedInContext } from './helpers/browser.js';
+import { waitFor } from './helpers/wait.js';
+import { startWebFixture, type WebFixture } from './helpers/web-server.js';
+
+/**
+ * Removing a member from the members page (deleteMember, DELETE /v1/members/{id}): offered
+ * only where the API would allow it (owner or admin, along the ladder, never the last owner),
+ * after a confirmation; the member is gone from /v1 and their token and session get 401.
+ */
+let fx: WebFixture;
+
+beforeAll(async () => {
+  fx = await startWebFixture();
+}, 120_000);
+afterAll(async () => fx?.close());
+
+const memberIds = async (): Promise<string[]> => (await fx.server.api('GET', '/v1/members?limit=100')).body.data.map((m: { id: string }) => m.id);
+
+/** A new member with a token of their own. */
+async function newMember(name: string, role: string): Promise<{ id: string; token: string }> {
+  const member = await fx.server.api('POST', '/v1/members', { body: { name, role } });
+  expect(member.status, member.text).toBe(201);
+  const token = await fx.server.api('POST', '/v1/tokens', { body: { name: `${name}'s key`, scopes: ['read', 'write'], member_id: member.body.id } });
+  expect(token.status, token.text).toBe(201);
+  return { id: member.body.id, token: token.body.token };
+}
+
+/** The Remove buttons on the members page, once the list has loaded (`Remove <name>`). */
+async function removeButtons(page: Page): Promise<string[]> {
+  await page.goto(`${fx.server.url}/settings/members`);
+  await page.getByRole('list', { name: 'Members' }).waitFor();
+  await page.waitForLoadState('networkidle');
+  return Promise.all((await page.getByRole('button', { name: /^Remove / }).all()).map(async (b) => (await b.getAttribute('aria-label'))!));
+}
+
+describe('removing a member in the web app', { timeout: 90_000 }, () => {
+  it('removes a member after a confirmation, by keyboard; they are gone from /v1 and their token and session get 401', async () => {
+    const remy = await newMember('Remy Quill', 'member');
+    const card = await fx.server.api('POST', '/v1/cards', { body: { board: 'design', title: 'Remy’s card', assignee_ids: [remy.id] } });
+    expect(card.status, card.text).toBe(201);
+    const remySession = await signedInContext(fx.browser, fx.server.api, { memberId: remy.id });
+    const remyCall = () => remySession.page.evaluate(async () => (await fetch('/v1/me')).status);
+    expect(await remyCall()).toBe(200);
+
+    const { context, page } = await signedInContext(fx.browser, fx.server.api);
+    await page.goto(`${fx.server.url}/settings/members`);
+    const row = page.locator(`li[data-member="${remy.id}"]`);
+    await row.waitFor();
+    await row.getByRole('button', { name: 'Remove Remy Quill' }).focus();
+    await page.keyboard.press('Enter');
+
+    // The confirmation names the member and what goes with them.
+    const dialog = page.getByRole('alertdialog');
+    await dialog.waitFor();
+    expect(await dialog.getByRole('heading').innerText()).toBe(`Remove Remy Quill from ${(await fx.server.api('GET', '/v1/me')).body.org.name}?`);
+    const text = await dialog.innerText();
+    expect(text).toContain('their API keys, sessions and sign-in links stop working');
+    expect(text).toContain('Their todos are deleted and they come off every card they were assigned to');
+    // Cancel leaves them be.
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    expect(await memberIds()).toContain(remy.id);
+
+    await row.getByRole('button', { name: 'Remove Remy Quill' }).focus();
+    await page.keyboard.press('Enter');
+    await dialog.waitFor();
+    const confirm = dialog.getByRole('button', { name: 'Remove member' });
+    for (let i = 0; i < 4 && !(await confirm.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('Tab');
+    expect(await confirm.evaluate((el) => el === document.activeElement), 'Tab reaches the confirm button').toBe(true);
+    await page.keyboard.press('Enter');
+
+    await row.waitFor({ state: 'detached' });
+    expect(await memberIds()).not.toContain(remy.id);
+    await waitFor('the removed member’s token to get 401', async () => (await fx.server.api('GET', '/v1/me', { token: remy.token })).status === 401);
+    expect(await remyCall()).toBe(401);
+    expect((await fx.server.api('GET', `/v1/cards/${card.body.ref}`)).body.assignee_ids).toEqual([]);
+    await remySession.context.close();
+    await context.close();
+  });
+
+  it('offers Remove only where the API allows it: never to a plain member, never above an admin, never on the last owner', async () => {
+    const { ada, grace, linus } = fx.seeded.members;
+    const owner = fx.seeded.ownerId;
+
+    const asOwner = await signedInContext(fx.browser, fx.server.api);
+    const ownerSees = await removeButtons(asOwner.page);
+    expect(ownerSees).toEqual(expect.arrayContaining(['Remove Ada Lovelace', 'Remove Grace Hopper', 'Remove Linus Pauling']));
+    expect(ownerSees, 'the only owner cannot remove themselves').not.toContain('Remove Sam Rivera');
+    expect(await asOwner.page.locator(`li[data-member="${owner}"]`).getByRole('button', { name: /^Remove/ }).count()).toBe(0);
+    await asOwner.context.close();
+
+    const asAdmin = await signedInContext(fx.browser, fx.server.api, { memberId: ada });
+    const adminSees = await removeButtons(asAdmin.page);
+    expect(adminSees).toEqual(expect.arrayContaining(['Remove Ada Lovelace', 'Remove Grace Hopper', 'Remove Linus Pauling']));
+    expect(adminSees, 'an owner is above an admin').not.toContain('Remove Sam Rivera');
+    await asAdmin.context.close();
+
+    for (const memberId of [grace, linus]) {
+      const { context, page } = await signedInContext(fx.browser, fx.server.api, { memberId });
+      expect(await removeButtons(page)).toEqual([]);
+      expect(await page.locator('li[data-member]').count()).toBeGreaterThanOrEqual(4);
+      await context.close();
+    }
+  });
+
+  it('shows the API’s refusal when the list was out of date: the last owner stays', async () => {
+    const olive = await newMember('Olive Second', 'owner');
+    const { context, page } = await signedInContext(fx.browser, fx.server.api);
+    // Two owners: each may be removed, the signed-in one included.
+    expect(await removeButtons(page)).toEqual(expect.arrayContaining(['Remove Olive Second', 'Remove Sam Rivera']));
+    // Behind the app's back, the other owner goes; the page still shows two.
+    expect((await fx.server.api('DELETE', `/v1/members/${olive.id}`)).status).toBe(204);
+    await page.getByRole('button', { name: 'Remove Sam Rivera' }).click();
+    const dialog = page.getByRole('alertdialog');
+    expect(await dialog.getByRole('heading').innerText()).toMatch(/^Remove yourself from /);
+    expect(await dialog.innerText()).toContain('this browser’s too');
+    await dialog.getByRole('button', { name: 'Remove me' }).click();
+    const alert = page.getByRole('alert').filter({ hasText: 'An organization keeps at least one owner.' });
+    await alert.waitFor();
+    expect(await page.locator('.toast-error').innerText()).toMatch(/Request \S+/);
+    // The list is read again: Olive is gone, and the last owner is offered no Remove.
+    await page.locator(`li[data-member="${olive.id}"]`).waitFor({ state: 'detached' });
+    expect(await page.getByRole('button', { name: 'Remove Sam Rivera' }).count()).toBe(0);
+    expect(await memberIds()).toContain(fx.seeded.ownerId);
+    await context.close();
+  });
+});
