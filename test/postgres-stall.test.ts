@@ -1,0 +1,150 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateToken } from '../src/domain/token-format.js';
+import { expectEnvelope } from './helpers/envelope.js';
+import { PrivatePostgres } from './helpers/postgres-server.js';
+import { apiClient, type Api, type ApiResponse } from './helpers/server.js';
+import { spawnTack, type ServingTack } from './helpers/spawn.js';
+import { waitFor } from './helpers/wait.js';
+
+/**
+ * A stalled Postgres: alive, its connections open, but nothing answered (its postmaster and
+ * backends SIGSTOPped, as with a hung server or a network black hole). Requests must not
+ * wait for it forever: a read and a keyed write each answer 503 in the envelope with
+ * Retry-After within the configured bound, /readyz answers 503 promptly, and each failed
+ * request leaves one error record. Once Postgres answers again (SIGCONT), tack serves by
+ * itself, and the keyed write retried with its key is applied exactly once. Small timeouts
+ * through the environment keep the test short.
+ */
+
+const STATEMENT_TIMEOUT_MS = 600;
+const CONNECT_TIMEOUT_MS = 1_000;
+// statement timeout + tack's 1 s of grace for the answer, or the connect timeout, plus room for a loaded machine.
+const BOUND_MS = 6_000;
+
+let pgServer: PrivatePostgres;
+let tack: ServingTack | undefined;
+let api: Api;
+const token = generateToken();
+
+beforeAll(async () => {
+  pgServer = await PrivatePostgres.create();
+  await pgServer.query('create database tack');
+  tack = await spawnTack({
+    DATABASE_URL: pgServer.url('tack'),
+    TACK_BOOTSTRAP_TOKEN: token,
+    DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
+    DATABASE_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
+  });
+  api = apiClient(tack.url, token);
+}, 120_000);
+afterAll(async () => {
+  pgServer?.resume();
+  await tack?.kill('SIGKILL');
+  await pgServer?.destroy();
+});
+
+interface Timed {
+  ms: number;
+  res: ApiResponse | undefined;
+}
+
+/** The answer and how long it took; `res` undefined when none came within `BOUND_MS` (the request is left running). */
+async function timed(request: () => Promise<ApiResponse>): Promise<Timed> {
+  const started = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  const res = await Promise.race([
+    request(),
+    new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), BOUND_MS);
+    }),
+  ]);
+  clearTimeout(timer);
+  return { ms: Date.now() - started, res };
+}
+
+function expect503Within(what: string, t: Timed): ApiResponse {
+  expect(t.res, `${what}: no answer within ${BOUND_MS} ms`).toBeDefined();
+  const res = t.res!;
+  expectEnvelope(res, 503, 'service_unavailable');
+  expect(Number(res.headers.get('retry-after')), what).toBeGreaterThan(0);
+  expect(res.text, what).not.toMatch(/timeout|postgres|statement|57014|connect/i);
+  return res;
+}
+
+/** tack's JSON log records (stdout) from line `from` on. */
+function records(from: number): Record<string, unknown>[] {
+  return tack!.stdout.slice(from).flatMap((line) => {
+    try {
+      return [JSON.parse(line) as Record<string, unknown>];
+    } catch {
+      return [];
+    }
+  });
+}
+
+const titleCount = async (title: string) =>
+  ((await pgServer.query('select count(*)::int as n from todos where title = $1', [title], 'tack'))[0]!.n as number);
+
+describe('a stalled Postgres', () => {
+  it('answers 503 within the bound, recovers by itself after, and applies a retried keyed write once', { timeout: 120_000 }, async () => {
+    // Warm: the pool holds connections, and an acknowledged write is there before the stall.
+    const before = await api('POST', '/v1/todos', { body: { title: 'before the stall' }, headers: { 'idempotency-key': 'stall-before' } });
+    expect(before.status, before.text).toBe(201);
+    expect((await api('GET', '/v1/todos')).status).toBe(200);
+    expect((await api('GET', '/readyz', { token: null })).status).toBe(200);
+    const logFrom = tack!.stdout.length;
+
+    pgServer.pause();
+    const [read, write, ready] = await Promise.all([
+      timed(() => api('GET', '/v1/todos')),
+      timed(() => api('POST', '/v1/todos', { body: { title: 'during the stall' }, headers: { 'idempotency-key': 'stall-write' } })),
+      timed(() => api('GET', '/readyz', { token: null })),
+    ]);
+    const failedRead = expect503Within('read', read);
+    const failedWrite = expect503Within('keyed write', write);
+    expect(ready.res?.status, `/readyz: ${ready.res?.text ?? `no answer within ${BOUND_MS} ms`}`).toBe(503);
+    expect(ready.ms).toBeLessThan(3_000);
+    expect(ready.res!.body.checks).toEqual({ database: 'down' });
+    // A second round while still stalled: the connections that timed out were dropped, new ones cannot connect.
+    const again = await timed(() => api('GET', '/v1/todos'));
+    expect503Within('read again', again);
+    expect(tack!.exit, tack!.output()).toBeUndefined();
+
+    // One error record per failed request, saying what failed, without a stack or the URL's secrets.
+    for (const failed of [failedRead, failedWrite]) {
+      const mine = records(logFrom).filter((r) => r.reqId === failed.body.request_id && (r.level as number) >= 40);
+      expect(mine, JSON.stringify(mine)).toHaveLength(1);
+      expect(mine[0]!.msg).toMatch(/database/i);
+      expect(JSON.stringify(mine[0])).not.toMatch(/"stack"|postgres:\/\//);
+    }
+
+    pgServer.resume();
+    // Back by itself: reads and /readyz work again.
+    await waitFor('a read served again', async () => (await api('GET', '/v1/todos')).status === 200, { timeoutMs: 30_000, intervalMs: 100 });
+    await waitFor('/readyz 200 again', async () => (await api('GET', '/readyz', { token: null })).status === 200, { timeoutMs: 30_000, intervalMs: 100 });
+
+    // The client retries the unacknowledged write with its key until it is answered 201
+    // (409 while the stalled attempt's transaction is still being ended): applied once.
+    const retried = await waitFor(
+      'the keyed write retried and acknowledged',
+      async () => {
+        const res = await api('POST', '/v1/todos', { body: { title: 'during the stall' }, headers: { 'idempotency-key': 'stall-write' } });
+        expect([201, 409, 503], res.text).toContain(res.status);
+        return res.status === 201 ? res : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
+    const replay = await api('POST', '/v1/todos', { body: { title: 'during the stall' }, headers: { 'idempotency-key': 'stall-write' } });
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body.id).toBe(retried.body.id);
+    expect(await titleCount('during the stall')).toBe(1);
+    expect(await titleCount('before the stall')).toBe(1);
+    const list = await api('GET', '/v1/todos');
+    expect(list.status).toBe(200);
+    expect(list.text).toContain('during the stall');
+
+    expect((await tack!.kill('SIGTERM')).code).toBe(0);
+    tack = undefined;
+  });
+});
