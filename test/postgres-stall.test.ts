@@ -90,7 +90,9 @@ describe('a stalled Postgres', () => {
     // Warm: the pool holds connections, and an acknowledged write is there before the stall.
     const before = await api('POST', '/v1/todos', { body: { title: 'before the stall' }, headers: { 'idempotency-key': 'stall-before' } });
     expect(before.status, before.text).toBe(201);
-    expect((await api('GET', '/v1/todos')).status).toBe(200);
+    // Several at once, so the pool holds idle connections: the stalled requests below are sent
+    // on open connections (the statement bound), the later one must connect (the connect bound).
+    for (const res of await Promise.all(Array.from({ length: 6 }, () => api('GET', '/v1/todos')))) expect(res.status).toBe(200);
     expect((await api('GET', '/readyz', { token: null })).status).toBe(200);
     const logFrom = tack!.stdout.length;
 
@@ -107,16 +109,21 @@ describe('a stalled Postgres', () => {
     expect(ready.res!.body.checks).toEqual({ database: 'down' });
     // A second round while still stalled: the connections that timed out were dropped, new ones cannot connect.
     const again = await timed(() => api('GET', '/v1/todos'));
-    expect503Within('read again', again);
+    const failedAgain = expect503Within('read again', again);
     expect(tack!.exit, tack!.output()).toBeUndefined();
 
     // One error record per failed request, saying what failed, without a stack or the URL's secrets.
-    for (const failed of [failedRead, failedWrite]) {
-      const mine = records(logFrom).filter((r) => r.reqId === failed.body.request_id && (r.level as number) >= 40);
+    // (The records come through a pipe, which the answer may overtake.)
+    const ofRequest = (res: ApiResponse) => records(logFrom).filter((r) => r.reqId === res.body.request_id && (r.level as number) >= 40);
+    await waitFor('the failed requests logged', () => [failedRead, failedWrite, failedAgain].every((res) => ofRequest(res).length > 0));
+    for (const failed of [failedRead, failedWrite, failedAgain]) {
+      const mine = ofRequest(failed);
       expect(mine, JSON.stringify(mine)).toHaveLength(1);
       expect(mine[0]!.msg).toMatch(/database/i);
       expect(JSON.stringify(mine[0])).not.toMatch(/"stack"|postgres:\/\//);
     }
+    expect(ofRequest(failedRead)[0]!.db_error).toMatchObject({ type: 'DatabaseTimeout' });
+    expect(ofRequest(failedWrite)[0]!.db_error).toMatchObject({ type: 'DatabaseTimeout' });
 
     pgServer.resume();
     // Back by itself: reads and /readyz work again.

@@ -25,6 +25,8 @@ export function authNotifications(pool: pg.Pool, onChange: () => void, log: Logg
   let client: pg.PoolClient | undefined;
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
+  // Failed attempts to listen since the last success.
+  let failures = 0;
 
   /** Gives the listening client back exactly once, detached from our handlers. */
   const drop = (c: pg.PoolClient, broken: boolean) => {
@@ -59,9 +61,12 @@ export function authNotifications(pool: pg.Pool, onChange: () => void, log: Logg
       client = mine;
       // Whatever changed before this LISTEN (while reconnecting) was not heard: forget it all.
       onChange();
+      if (failures > 0) log.info({ failed_attempts: failures }, 'listening for auth changes again');
+      failures = 0;
     } catch (err) {
       if (c && c.listenerCount('notification') > 0) drop(c, true);
-      log.warn({ err: (err as Error).message }, 'cannot listen for auth changes yet; retrying');
+      // Once per outage, not once a second: the attempts go on quietly (debug) until one succeeds.
+      log[failures++ === 0 ? 'warn' : 'debug']({ err: (err as Error).message }, 'cannot listen for auth changes yet; retrying every second');
       schedule();
     }
   };
