@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateToken } from '../src/domain/token-format.js';
+import { blackHoleProxy } from './helpers/black-hole-proxy.js';
 import { expectEnvelope } from './helpers/envelope.js';
 import { PrivatePostgres } from './helpers/postgres-server.js';
 import { apiClient, type Api, type ApiResponse } from './helpers/server.js';
@@ -7,13 +8,15 @@ import { spawnTack, type ServingTack } from './helpers/spawn.js';
 import { waitFor } from './helpers/wait.js';
 
 /**
- * A stalled Postgres: alive, its connections open, but nothing answered (its postmaster and
- * backends SIGSTOPped, as with a hung server or a network black hole). Requests must not
- * wait for it forever: a read and a keyed write each answer 503 in the envelope with
- * Retry-After within the configured bound, /readyz answers 503 promptly, and each failed
- * request leaves one error record. Once Postgres answers again (SIGCONT), tack serves by
- * itself, and the keyed write retried with its key is applied exactly once. Small timeouts
- * through the environment keep the test short.
+ * Postgres that does not answer, while nothing closes: the server stalled (its postmaster
+ * and backends SIGSTOPped), or a network black hole between tack and a live server (a proxy
+ * that drops everything). Requests must not wait for it forever: a read and a keyed write
+ * each answer 503 in the envelope with Retry-After within the configured bound, /readyz
+ * answers 503 promptly, and each failed request leaves one error record. Once Postgres
+ * answers again, tack serves by itself (after a black hole, the connections it opened
+ * before are dead for good and must be dropped, not reused), and the keyed write retried
+ * with its key is applied exactly once. Small timeouts through the environment keep the
+ * test short.
  */
 
 const STATEMENT_TIMEOUT_MS = 600;
@@ -28,20 +31,24 @@ const token = generateToken();
 
 beforeAll(async () => {
   pgServer = await PrivatePostgres.create();
-  await pgServer.query('create database tack');
-  tack = await spawnTack({
-    DATABASE_URL: pgServer.url('tack'),
-    TACK_BOOTSTRAP_TOKEN: token,
-    DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
-    DATABASE_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
-  });
-  api = apiClient(tack.url, token);
 }, 120_000);
 afterAll(async () => {
   pgServer?.resume();
   await tack?.kill('SIGKILL');
   await pgServer?.destroy();
 });
+
+/** A database of its own on the private server, and tack serving it at `url` (through a proxy, or not). */
+async function serve(database: string, url: string): Promise<void> {
+  await pgServer.query(`create database ${database}`);
+  tack = await spawnTack({
+    DATABASE_URL: url,
+    TACK_BOOTSTRAP_TOKEN: token,
+    DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
+    DATABASE_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
+  });
+  api = apiClient(tack.url, token);
+}
 
 interface Timed {
   ms: number;
@@ -82,11 +89,14 @@ function records(from: number): Record<string, unknown>[] {
   });
 }
 
-const titleCount = async (title: string) =>
-  ((await pgServer.query('select count(*)::int as n from todos where title = $1', [title], 'tack'))[0]!.n as number);
+const titleCount = async (database: string, title: string) =>
+  ((await pgServer.query('select count(*)::int as n from todos where title = $1', [title], database))[0]!.n as number);
 
-describe('a stalled Postgres', () => {
-  it('answers 503 within the bound, recovers by itself after, and applies a retried keyed write once', { timeout: 120_000 }, async () => {
+/**
+ * The whole story around one outage: warm up, `cut` Postgres off, the bounded 503s and their
+ * log records, `restore` it, then recovery and the retried keyed write applied once.
+ */
+async function outage(database: string, cut: () => void, restore: () => void): Promise<void> {
     // Warm: the pool holds connections, and an acknowledged write is there before the stall.
     const before = await api('POST', '/v1/todos', { body: { title: 'before the stall' }, headers: { 'idempotency-key': 'stall-before' } });
     expect(before.status, before.text).toBe(201);
@@ -96,7 +106,7 @@ describe('a stalled Postgres', () => {
     expect((await api('GET', '/readyz', { token: null })).status).toBe(200);
     const logFrom = tack!.stdout.length;
 
-    pgServer.pause();
+    cut();
     const [read, write, ready] = await Promise.all([
       timed(() => api('GET', '/v1/todos')),
       timed(() => api('POST', '/v1/todos', { body: { title: 'during the stall' }, headers: { 'idempotency-key': 'stall-write' } })),
@@ -125,7 +135,7 @@ describe('a stalled Postgres', () => {
     expect(ofRequest(failedRead)[0]!.db_error).toMatchObject({ type: 'DatabaseTimeout' });
     expect(ofRequest(failedWrite)[0]!.db_error).toMatchObject({ type: 'DatabaseTimeout' });
 
-    pgServer.resume();
+    restore();
     // Back by itself: reads and /readyz work again.
     await waitFor('a read served again', async () => (await api('GET', '/v1/todos')).status === 200, { timeoutMs: 30_000, intervalMs: 100 });
     await waitFor('/readyz 200 again', async () => (await api('GET', '/readyz', { token: null })).status === 200, { timeoutMs: 30_000, intervalMs: 100 });
@@ -145,13 +155,39 @@ describe('a stalled Postgres', () => {
     expect(replay.status).toBe(201);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.body.id).toBe(retried.body.id);
-    expect(await titleCount('during the stall')).toBe(1);
-    expect(await titleCount('before the stall')).toBe(1);
+    expect(await titleCount(database, 'during the stall')).toBe(1);
+    expect(await titleCount(database, 'before the stall')).toBe(1);
     const list = await api('GET', '/v1/todos');
     expect(list.status).toBe(200);
     expect(list.text).toContain('during the stall');
+}
 
+describe('Postgres not answering', () => {
+  it('stalled (SIGSTOP): answers 503 within the bound, recovers by itself after SIGCONT, and applies a retried keyed write once', { timeout: 120_000 }, async () => {
+    await serve('stalled', pgServer.url('stalled'));
+    await outage('stalled', () => pgServer.pause(), () => pgServer.resume());
     expect((await tack!.kill('SIGTERM')).code).toBe(0);
     tack = undefined;
+  });
+
+  it('behind a network black hole: answers 503 within the bound, drops the dead connections, and applies a retried keyed write once', { timeout: 120_000 }, async () => {
+    const proxy = await blackHoleProxy(pgServer.port);
+    try {
+      await serve('holed', `postgres://postgres@127.0.0.1:${proxy.port}/holed`);
+      await outage('holed', () => proxy.blackHole(), () => proxy.heal());
+      // Every connection opened before the black hole is dead: a batch as large as the pool
+      // was warmed with is served whole, so none of them was handed out again.
+      await waitFor('a batch of reads served whole', async () => (await Promise.all(Array.from({ length: 6 }, () => api('GET', '/v1/todos')))).every((r) => r.status === 200), { timeoutMs: 30_000, intervalMs: 100 });
+      for (let round = 0; round < 3; round++) {
+        const batch = await Promise.all(Array.from({ length: 8 }, () => api('GET', '/v1/todos')));
+        expect(batch.map((r) => r.status)).toEqual(Array(8).fill(200));
+      }
+      expect((await tack!.kill('SIGTERM')).code).toBe(0);
+      tack = undefined;
+    } finally {
+      await tack?.kill('SIGKILL');
+      tack = undefined;
+      await proxy.close();
+    }
   });
 });

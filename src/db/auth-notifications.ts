@@ -4,6 +4,14 @@ import type { Logger } from 'pino';
 import type { Database } from './schema.js';
 
 const CHANNEL = 'tack_auth_changed';
+// LISTEN and UNLISTEN wait this long at most (a stalled server, a network black hole): the
+// listener then retries on a new connection, and a shutdown goes on.
+const ANSWER_MS = 5_000;
+
+/** A statement with pg's own read timeout (which its typings leave out of QueryConfig). */
+function bounded(text: string): pg.QueryConfig {
+  return { text, query_timeout: ANSWER_MS } as pg.QueryConfig;
+}
 
 /**
  * Tells every tack process on the same Postgres that tokens or members changed. Called with
@@ -53,7 +61,7 @@ export function authNotifications(pool: pg.Pool, onChange: () => void, log: Logg
         onChange();
         schedule();
       });
-      await mine.query(`LISTEN ${CHANNEL}`);
+      await mine.query(bounded(`LISTEN ${CHANNEL}`));
       if (stopped) {
         drop(mine, false);
         return;
@@ -88,11 +96,12 @@ export function authNotifications(pool: pg.Pool, onChange: () => void, log: Logg
         const c = client;
         client = undefined;
         try {
-          await c.query(`UNLISTEN ${CHANNEL}`);
+          await c.query(bounded(`UNLISTEN ${CHANNEL}`));
+          drop(c, false);
         } catch {
-          /* closing anyway */
+          // Closing anyway; a connection that did not answer is not given back for reuse.
+          drop(c, true);
         }
-        drop(c, false);
       }
     },
   };
