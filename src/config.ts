@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { DbTimeouts } from './db/connect.js';
 import { isWellFormedToken } from './domain/token-format.js';
 
 /**
@@ -24,6 +25,10 @@ const urlString = (protocols: string[]) =>
       .optional(),
   );
 
+// Timeouts: whole milliseconds, up to an hour; 0 turns a statement timeout off.
+const MAX_MS = 3_600_000;
+const millis = (fallback: number) => z.preprocess(blankToUndefined, z.coerce.number().int().min(0).max(MAX_MS).default(fallback));
+
 const envSchema = z.object({
   PORT: z.preprocess(blankToUndefined, z.coerce.number().int().min(0).max(65535).default(3000)),
   HOST: z.preprocess(blankToUndefined, z.string().min(1).default('127.0.0.1')),
@@ -45,6 +50,9 @@ const envSchema = z.object({
   SLACK_ORG: z.preprocess(blankToUndefined, z.string().min(1).default('default')),
   SLACK_API_URL: urlString(['http:', 'https:']),
   REMINDER_HOUR: z.preprocess(blankToUndefined, z.coerce.number().int().min(0).max(23).default(9)),
+  DATABASE_STATEMENT_TIMEOUT_MS: millis(5_000),
+  DATABASE_JOB_STATEMENT_TIMEOUT_MS: millis(60_000),
+  DATABASE_CONNECT_TIMEOUT_MS: z.preprocess(blankToUndefined, z.coerce.number().int().min(100).max(MAX_MS).default(5_000)),
   LOG_LEVEL: z.preprocess(
     blankToUndefined,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -75,6 +83,13 @@ export interface Config {
     apiUrl: string | undefined;
   };
   reminderHour: number;
+  /** Bounds on waiting for Postgres (milliseconds); see `DbTimeouts`. PGlite ignores them. */
+  database: {
+    /** Statements of requests (HTTP, Slack, MCP). */
+    requests: DbTimeouts;
+    /** Statements of the background jobs and cleanups. */
+    jobs: DbTimeouts;
+  };
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
 }
 
@@ -126,6 +141,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       apiUrl: e.SLACK_API_URL,
     },
     reminderHour: e.REMINDER_HOUR,
+    database: {
+      requests: { statementMs: e.DATABASE_STATEMENT_TIMEOUT_MS, connectMs: e.DATABASE_CONNECT_TIMEOUT_MS },
+      jobs: { statementMs: e.DATABASE_JOB_STATEMENT_TIMEOUT_MS, connectMs: e.DATABASE_CONNECT_TIMEOUT_MS },
+    },
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -44,18 +44,22 @@ export interface ServerOptions {
 }
 
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
+// Connections of the jobs' pool: a sweep sends to a few members at a time (see todo-reminders).
+const JOBS_POOL_SIZE = 4;
 
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const log = options.log ?? (await createLogger(config.logLevel));
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   // Before the database: a bad file must stop start-up before it migrates or prints a token.
   const https = config.tls ? readTls(config.tls) : undefined;
-  const db = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, timeouts: config.database.requests });
+  // The jobs' own small pool, with their longer statement timeout (PGlite: its one connection).
+  const jobsDb = db.pool ? await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: JOBS_POOL_SIZE, timeouts: config.database.jobs }) : db;
   let redis: Redis | undefined;
   let notifications: ReturnType<typeof authNotifications> | undefined;
   let jobs: JobsHandle | undefined;
   try {
-    const applied = await migrateToLatest(db.db);
+    const applied = await db.unbounded(migrateToLatest);
     if (applied.length > 0) log.info({ applied }, 'database migrated');
     const boot = await bootstrap(db.db, config.bootstrapToken);
     if (boot.generatedToken) {
@@ -63,7 +67,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       print(boot.generatedToken);
     }
     redis = config.redisUrl ? connectRedis(config.redisUrl, log) : undefined;
-    const jobDeps: JobDeps = { db: db.db, slack: slackWebClient(config, log), clock: options.clock ?? (() => new Date()), config, log };
+    const jobDeps: JobDeps = { db: jobsDb.db, slack: slackWebClient(config, log), clock: options.clock ?? (() => new Date()), config, log };
     if (jobDeps.slack) void checkBotToken(jobDeps.slack, log);
     const built = await buildApp({
       config,
@@ -81,8 +85,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     // Fastify's own line is the one that says where the server listens (per address for 0.0.0.0).
     await built.app.listen({ port: config.port, host: config.host, listenTextResolver: (address) => `listening on ${address}` });
     const prune = setInterval(() => {
-      pruneIdempotencyKeys(db.db).catch((err: Error) => log.warn({ err: err.message }, 'idempotency cleanup failed'));
-      pruneSignins(db.db, built.runtime.clock()).catch((err: Error) => log.warn({ err: err.message }, 'session cleanup failed'));
+      pruneIdempotencyKeys(jobsDb.db).catch((err: Error) => log.warn({ err: err.message }, 'idempotency cleanup failed'));
+      pruneSignins(jobsDb.db, built.runtime.clock()).catch((err: Error) => log.warn({ err: err.message }, 'session cleanup failed'));
     }, PRUNE_EVERY_MS);
     prune.unref();
     const address = built.app.server.address();
@@ -107,6 +111,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
           await jobs?.close();
           await notifications?.stop();
           redis?.disconnect();
+          if (jobsDb !== db) await jobsDb.close();
           await db.close();
         })();
         return closing;
@@ -116,6 +121,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     await jobs?.close();
     await notifications?.stop();
     redis?.disconnect();
+    if (jobsDb !== db) await jobsDb.close();
     await db.close();
     throw err;
   }

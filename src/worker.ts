@@ -33,9 +33,9 @@ export async function startWorker(config: Config, options: WorkerOptions = {}): 
   if (!config.redisUrl) throw new WorkerConfigError('tack worker needs REDIS_URL (without Redis, `tack serve` runs the jobs itself)');
   if (!config.slack.botToken) throw new WorkerConfigError('tack worker needs SLACK_BOT_TOKEN: reminders and summaries are Slack messages');
   const log = options.log ?? (await createLogger(config.logLevel));
-  const db = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 4 });
+  const db = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 4, timeouts: config.database.jobs });
   try {
-    const applied = await migrateToLatest(db.db);
+    const applied = await db.unbounded(migrateToLatest);
     if (applied.length > 0) log.info({ applied }, 'database migrated');
     const deps = { db: db.db, slack: slackWebClient(config, log), clock: options.clock ?? (() => new Date()), config, log };
     if (deps.slack) void checkBotToken(deps.slack, log);

@@ -7,7 +7,7 @@ import { waitFor } from './helpers/wait.js';
 
 /**
  * A client that hangs up in the middle of its request body: nothing of ours failed, so the
- * log says what happened at info level, not "dependency unavailable" at error level.
+ * log says what happened at info level, not an error-level record (a lost database connection was one).
  */
 
 const lines: { level: number; msg: string; reqId?: string }[] = [];

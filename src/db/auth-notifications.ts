@@ -4,6 +4,14 @@ import type { Logger } from 'pino';
 import type { Database } from './schema.js';
 
 const CHANNEL = 'tack_auth_changed';
+// LISTEN and UNLISTEN wait this long at most (a stalled server, a network black hole): the
+// listener then retries on a new connection, and a shutdown goes on.
+const ANSWER_MS = 5_000;
+
+/** A statement with pg's own read timeout (which its typings leave out of QueryConfig). */
+function bounded(text: string): pg.QueryConfig {
+  return { text, query_timeout: ANSWER_MS } as pg.QueryConfig;
+}
 
 /**
  * Tells every tack process on the same Postgres that tokens or members changed. Called with
@@ -25,6 +33,8 @@ export function authNotifications(pool: pg.Pool, onChange: () => void, log: Logg
   let client: pg.PoolClient | undefined;
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
+  // Failed attempts to listen since the last success.
+  let failures = 0;
 
   /** Gives the listening client back exactly once, detached from our handlers. */
   const drop = (c: pg.PoolClient, broken: boolean) => {
@@ -51,7 +61,7 @@ export function authNotifications(pool: pg.Pool, onChange: () => void, log: Logg
         onChange();
         schedule();
       });
-      await mine.query(`LISTEN ${CHANNEL}`);
+      await mine.query(bounded(`LISTEN ${CHANNEL}`));
       if (stopped) {
         drop(mine, false);
         return;
@@ -59,9 +69,12 @@ export function authNotifications(pool: pg.Pool, onChange: () => void, log: Logg
       client = mine;
       // Whatever changed before this LISTEN (while reconnecting) was not heard: forget it all.
       onChange();
+      if (failures > 0) log.info({ failed_attempts: failures }, 'listening for auth changes again');
+      failures = 0;
     } catch (err) {
       if (c && c.listenerCount('notification') > 0) drop(c, true);
-      log.warn({ err: (err as Error).message }, 'cannot listen for auth changes yet; retrying');
+      // Once per outage, not once a second: the attempts go on quietly (debug) until one succeeds.
+      log[failures++ === 0 ? 'warn' : 'debug']({ err: (err as Error).message }, 'cannot listen for auth changes yet; retrying every second');
       schedule();
     }
   };
@@ -83,11 +96,12 @@ export function authNotifications(pool: pg.Pool, onChange: () => void, log: Logg
         const c = client;
         client = undefined;
         try {
-          await c.query(`UNLISTEN ${CHANNEL}`);
+          await c.query(bounded(`UNLISTEN ${CHANNEL}`));
+          drop(c, false);
         } catch {
-          /* closing anyway */
+          // Closing anyway; a connection that did not answer is not given back for reuse.
+          drop(c, true);
         }
-        drop(c, false);
       }
     },
   };

@@ -13,6 +13,11 @@ export interface DbHandle {
   /** A raw pg Pool when on a server (for LISTEN/NOTIFY), undefined on PGlite. */
   pool: pg.Pool | undefined;
   ping(): Promise<void>;
+  /**
+   * Runs `fn` without the statement bounds, on a connection of its own that is closed after
+   * (migrations: building an index may take minutes); on PGlite, on `db` itself.
+   */
+  unbounded<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -20,10 +25,36 @@ export interface DbHandle {
 const TEXT_TYPES = [1082, 1114, 1184];
 const INT8 = 20;
 
+/**
+ * How long tack waits for Postgres, in milliseconds. Unset in `ConnectOptions`: no statement
+ * bound (migrations, one-off commands) and the connect timeout of `DEFAULT_CONNECT_MS`.
+ */
+export interface DbTimeouts {
+  /**
+   * Postgres's `statement_timeout` for every statement, 0 for none. Two bounds follow from it:
+   * tack waits for any answer at most `ANSWER_GRACE_MS` longer (a stalled server, a network
+   * black hole) and then drops the connection, and a transaction left idle by a vanished
+   * client is ended by the server after twice this (`idle_in_transaction_session_timeout`).
+   */
+  statementMs: number;
+  /** Connecting, and waiting for a free connection of the pool. */
+  connectMs: number;
+}
+
+/**
+ * How much longer than the statement timeout tack waits for an answer: the server ends an
+ * overlong statement itself at the statement timeout and answers at once, so an answer later
+ * than this means the server or the network stopped answering.
+ */
+export const ANSWER_GRACE_MS = 1_000;
+const DEFAULT_CONNECT_MS = 5_000;
+
 export interface ConnectOptions {
   databaseUrl?: string | undefined;
   dataDir: string;
   poolSize?: number;
+  /** Bounds on waiting for a Postgres server (PGlite, in process, has none). */
+  timeouts?: DbTimeouts;
   /** Kysely's query log (tests record the statements an operation runs). */
   log?: KyselyConfig['log'];
   /**
@@ -38,12 +69,15 @@ export async function connect(options: ConnectOptions): Promise<DbHandle> {
   return options.databaseUrl ? connectPostgres(options.databaseUrl, options.poolSize ?? 10, options) : connectPglite(options.dataDir);
 }
 
-function connectPostgres(url: string, max: number, { log, asyncCommit }: ConnectOptions): DbHandle {
+function connectPostgres(url: string, max: number, options: ConnectOptions): DbHandle {
+  const { log, asyncCommit, timeouts } = options;
+  const statementMs = timeouts?.statementMs ?? 0;
   const pool = new pg.Pool({
     connectionString: url,
     max,
     options: asyncCommit ? '-c TimeZone=UTC -c synchronous_commit=off' : '-c TimeZone=UTC',
-    connectionTimeoutMillis: 5_000,
+    connectionTimeoutMillis: timeouts?.connectMs ?? DEFAULT_CONNECT_MS,
+    ...(statementMs > 0 ? { statement_timeout: statementMs, idle_in_transaction_session_timeout: 2 * statementMs } : {}),
     types: {
       getTypeParser(oid: number, format?: string) {
         if (TEXT_TYPES.includes(oid)) return (v: string) => v;
@@ -54,13 +88,21 @@ function connectPostgres(url: string, max: number, { log, asyncCommit }: Connect
   });
   // An idle client's error (a database restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PreparedStatementPool(pool) }), ...(log ? { log } : {}) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PreparedStatementPool(pool, statementMs > 0 ? statementMs + ANSWER_GRACE_MS : 0) }), ...(log ? { log } : {}) });
   return {
     db,
     kind: 'postgres',
     pool,
     async ping() {
       await sql`select 1`.execute(db);
+    },
+    async unbounded(fn) {
+      const own = connectPostgres(url, 1, { ...options, timeouts: timeouts && { statementMs: 0, connectMs: timeouts.connectMs } });
+      try {
+        return await fn(own.db);
+      } finally {
+        await own.close();
+      }
     },
     async close() {
       await db.destroy();
@@ -85,6 +127,7 @@ async function connectPglite(dataDir: string): Promise<DbHandle> {
       async ping() {
         await sql`select 1`.execute(db);
       },
+      unbounded: (fn) => fn(db),
       async close() {
         try {
           await db.destroy();

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
-import { isConnectionLost, isStalePlan } from '../domain/db-errors.js';
+import { DatabaseTimeout, isConnectionLost, isStalePlan } from '../domain/db-errors.js';
 
 // Statements longer than this (bulk inserts with many rows) are not worth a cached plan.
 const MAX_PREPARED_TEXT = 4_000;
@@ -13,8 +13,9 @@ const MAX_PREPARED_TEXT = 4_000;
  * database time of a simple read on the bench). Statement names are the hash of their text,
  * so the same shape maps to the same statement on every connection.
  *
- * Two faults are handled here: a checked-out connection that dies (see `CheckedOutClient`),
- * and a plan made stale by another process's schema change (see `StatementNames`).
+ * Three faults are handled here: a checked-out connection that dies or stops answering (see
+ * `CheckedOutClient`), and a plan made stale by another process's schema change (see
+ * `StatementNames`).
  */
 export class PreparedStatementPool implements PostgresPool {
   readonly #names = new StatementNames();
@@ -22,13 +23,17 @@ export class PreparedStatementPool implements PostgresPool {
   // client it is handed, so a new wrapper per checkout would make it build a new one each time.
   readonly #wrappers = new WeakMap<pg.PoolClient, CheckedOutClient>();
 
-  constructor(private readonly pool: pg.Pool) {}
+  /** `answerMs`: how long a statement's answer is waited for before its connection is dropped (0: forever). */
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly answerMs = 0,
+  ) {}
 
   async connect(): Promise<PostgresPoolClient> {
     const client = await this.pool.connect();
     let wrapper = this.#wrappers.get(client);
     if (wrapper === undefined) {
-      wrapper = new CheckedOutClient(client, this.#names);
+      wrapper = new CheckedOutClient(client, this.#names, this.answerMs);
       this.#wrappers.set(client, wrapper);
     }
     wrapper.checkOut();
@@ -46,6 +51,12 @@ export class PreparedStatementPool implements PostgresPool {
  * the client, and with no listener that ends the process. The listener stays for the
  * connection's life; what it heard while checked out gives the client back as broken
  * (`release(err)`), so the pool closes it instead of handing it out again.
+ *
+ * A server can also stop answering without closing anything (a stalled server, a network
+ * black hole): after `answerMs` the statement fails with `DatabaseTimeout` and the connection
+ * is destroyed at once, since its state is unknown (the statement may still run, and its
+ * answer would arrive as the answer of the next). Once broken, a connection's next
+ * statements (kysely's ROLLBACK) fail at once with the same error instead of waiting again.
  */
 class CheckedOutClient {
   #broken: Error | undefined;
@@ -53,6 +64,7 @@ class CheckedOutClient {
   constructor(
     private readonly client: pg.PoolClient,
     private readonly names: StatementNames,
+    private readonly answerMs: number,
   ) {
     client.on('error', (err: Error) => {
       this.#broken ??= err;
@@ -65,11 +77,25 @@ class CheckedOutClient {
   }
 
   async query<R>(text: string, values: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
+    if (this.#broken) throw this.#broken;
+    const running = runStatement(this.client, this.names, text, values as unknown[]);
+    let timer: NodeJS.Timeout | undefined;
     try {
-      return (await runStatement(this.client, this.names, text, values as unknown[])) as PostgresQueryResult<R>;
+      if (this.answerMs <= 0) return (await running) as PostgresQueryResult<R>;
+      const answerMs = this.answerMs;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new DatabaseTimeout(answerMs)), answerMs);
+      });
+      return (await Promise.race([running, timeout])) as PostgresQueryResult<R>;
     } catch (err) {
-      if (isConnectionLost(err)) this.#broken ??= err as Error;
+      if (err instanceof DatabaseTimeout) {
+        this.#broken ??= err;
+        // pg-pool ends a connection that timed out while connecting the same way.
+        (this.client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+      } else if (isConnectionLost(err)) this.#broken ??= err as Error;
       throw err;
+    } finally {
+      clearTimeout(timer);
     }
   }
 

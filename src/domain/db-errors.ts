@@ -36,12 +36,37 @@ export function isStalePlan(err: unknown): boolean {
 }
 
 /**
+ * Postgres did not answer a statement within tack's own bound (the statement timeout plus a
+ * grace for the answer to arrive): the server is stalled or the network drops everything.
+ * The connection it was sent on is dropped; the statement may or may not have run (a COMMIT
+ * may have committed), so only a write guarded by an idempotency key is safe to retry.
+ */
+export class DatabaseTimeout extends Error {
+  override name = 'DatabaseTimeout';
+  readonly code = 'TACK_DB_TIMEOUT';
+
+  constructor(readonly ms: number) {
+    super(`Postgres did not answer within ${ms} ms`);
+  }
+}
+
+/**
+ * Postgres cannot serve the request now, and it may be retried: the connection was lost, the
+ * server did not answer in time (`DatabaseTimeout`), or it cancelled the statement (57014:
+ * statement_timeout, or an operator's pg_cancel_backend).
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  return err instanceof DatabaseTimeout || sqlState(err) === '57014' || isConnectionLost(err);
+}
+
+/**
  * The connection or the server went away (a restart, `pg_terminate_backend`, a network
- * cut): the request may be retried once Postgres answers again.
+ * cut, idle_in_transaction_session_timeout (25P03)): the request may be retried once
+ * Postgres answers again.
  */
 export function isConnectionLost(err: unknown): boolean {
   const code = sqlState(err);
-  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300'].includes(code)) return true;
+  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300', '25P03'].includes(code)) return true;
   if (code.startsWith('08')) return true;
   const message = (err as { message?: unknown } | null | undefined)?.message;
   return typeof message === 'string' && /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message);

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { isConnectionLost, isStalePlan, isTransientConflict } from '../domain/db-errors.js';
+import { isDatabaseUnavailable, isStalePlan, isTransientConflict } from '../domain/db-errors.js';
 import { AppError, type FieldError } from '../domain/errors.js';
 
 export interface Envelope {
@@ -100,8 +100,10 @@ export function mapError(err: unknown, id: string, log: FastifyBaseLogger): Mapp
       ]),
     };
   }
-  if (isConnectionLost(err)) {
-    log.error({ err }, 'dependency unavailable');
+  if (isDatabaseUnavailable(err)) {
+    // One short record per request: an outage fails every request the same way, and a stack
+    // per request says nothing more.
+    log.error({ db_error: briefly(err) }, 'database unavailable; answered 503');
     return { status: 503, envelope: envelopeFor(503, id), retryAfter: '1' };
   }
   // Still conflicting after the retries of `execute`: nothing was applied; the client may retry.
@@ -111,6 +113,16 @@ export function mapError(err: unknown, id: string, log: FastifyBaseLogger): Mapp
   }
   log.error({ err }, 'unhandled error');
   return { status: 500, envelope: envelopeFor(500, id) };
+}
+
+/** An error's kind, code and message: what a log needs of a database outage (never a stack). */
+function briefly(err: unknown): { type: string; code?: string; message: string } {
+  const e = err as { name?: unknown; code?: unknown; message?: unknown };
+  return {
+    type: typeof e.name === 'string' ? e.name : 'Error',
+    ...(typeof e.code === 'string' ? { code: e.code } : {}),
+    message: typeof e.message === 'string' ? e.message : String(err),
+  };
 }
 
 /**

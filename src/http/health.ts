@@ -19,10 +19,17 @@ function withTimeout<T>(p: Promise<T>, what: string): Promise<T> {
  */
 export function registerHealth(app: FastifyInstance, deps: Pick<AppDeps, 'db' | 'redis'>): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
+  // One database ping at a time: while Postgres stalls, a ping waits out the statement bound,
+  // and probes arriving meanwhile share it instead of taking a pool connection each.
+  let pinging: Promise<unknown> | undefined;
+  const ping = () =>
+    (pinging ??= sql`select 1`.execute(deps.db).finally(() => {
+      pinging = undefined;
+    }));
   app.get('/readyz', async (request, reply) => {
     const checks: Record<string, 'ok' | 'down'> = {};
     try {
-      await withTimeout(sql`select 1`.execute(deps.db), 'database');
+      await withTimeout(ping(), 'database');
       checks.database = 'ok';
     } catch {
       checks.database = 'down';

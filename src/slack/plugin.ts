@@ -53,7 +53,7 @@ export async function registerSlack(app: FastifyInstance, deps: SlackDeps): Prom
   // it, durably, and WAL order makes the record durable first; if the database crashes before
   // either is, a retry finds nothing done and acts once. PGlite has one connection anyway.
   const { databaseUrl } = deps.config;
-  const ack = databaseUrl ? await connect({ databaseUrl, dataDir: deps.config.dataDir, poolSize: ACK_POOL_SIZE, asyncCommit: true }) : undefined;
+  const ack = databaseUrl ? await connect({ databaseUrl, dataDir: deps.config.dataDir, poolSize: ACK_POOL_SIZE, asyncCommit: true, timeouts: deps.config.database.requests }) : undefined;
   app.addHook('onClose', async () => ack?.close());
   const slackDeps: SlackDeps = { ...deps, deliveries: new DeliveryRecorder(ack?.db ?? deps.runtime.db, ack ? ACK_POOL_SIZE : 1) };
   if (appToken) {

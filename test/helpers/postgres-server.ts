@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -35,6 +35,7 @@ function runAs(): { uid: number; gid: number } | undefined {
  */
 export class PrivatePostgres {
   #proc: ChildProcess | undefined;
+  #paused: number[] = [];
   readonly #bin = binDir();
   readonly #user = runAs();
 
@@ -91,6 +92,33 @@ export class PrivatePostgres {
     }
   }
 
+  /**
+   * Stalls the server without ending it (SIGSTOP to the postmaster, then to every process it
+   * forked: the backends): connections stay open and connects are accepted by the kernel,
+   * but nothing is answered, as with a hung server or a network black hole. Returns the
+   * pids stopped; `resume` sends them SIGCONT.
+   */
+  pause(): number[] {
+    const postmaster = this.#proc?.pid;
+    if (postmaster === undefined) throw new Error('postgres is not running');
+    // The postmaster first: once it is stopped it forks no new backend.
+    process.kill(postmaster, 'SIGSTOP');
+    this.#paused = [postmaster, ...childrenOf(postmaster)];
+    for (const pid of this.#paused.slice(1)) process.kill(pid, 'SIGSTOP');
+    return this.#paused;
+  }
+
+  resume(): void {
+    for (const pid of this.#paused) {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        /* gone */
+      }
+    }
+    this.#paused = [];
+  }
+
   /** An immediate shutdown (SIGQUIT): every connection is cut at once, as in a crash. */
   async stop(): Promise<void> {
     const proc = this.#proc;
@@ -101,7 +129,24 @@ export class PrivatePostgres {
   }
 
   async destroy(): Promise<void> {
+    this.resume();
     await this.stop();
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/** The pids whose parent is `ppid` (from /proc: field 4 of /proc/<pid>/stat, after the command in parentheses). */
+function childrenOf(ppid: number): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (parent === ppid) out.push(Number(entry));
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return out;
 }
