@@ -67,8 +67,8 @@ describe('removing a member in the web app', { timeout: 90_000 }, () => {
     await page.keyboard.press('Enter');
     await dialog.waitFor();
     const confirm = dialog.getByRole('button', { name: 'Remove member' });
-    for (let i = 0; i < 4 && !(await confirm.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('Tab');
-    expect(await confirm.evaluate((el) => el === document.activeElement), 'Tab reaches the confirm button').toBe(true);
+    for (let i = 0; i < 4 && !(await confirm.evaluate((el) => el === el.ownerDocument.activeElement)); i++) await page.keyboard.press('Tab');
+    expect(await confirm.evaluate((el) => el === el.ownerDocument.activeElement), 'Tab reaches the confirm button').toBe(true);
     await page.keyboard.press('Enter');
 
     await row.waitFor({ state: 'detached' });
