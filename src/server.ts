@@ -3,7 +3,7 @@ import { createSecureContext } from 'node:tls';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { ConfigError, type Config } from './config.js';
-import { authNotifications } from './db/auth-notifications.js';
+import { authNotifications, type ListenTiming } from './db/auth-notifications.js';
 import { connect, type DbHandle } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
 import { bootstrap } from './domain/bootstrap.js';
@@ -41,6 +41,8 @@ export interface ServerOptions {
   jobs?: false | Omit<StartJobsOptions, 'redisUrl'>;
   /** The web app's build to serve (default: `dist/web` of this checkout). */
   webDir?: string;
+  /** How the connection listening for auth changes is watched (tests shorten it; default `LISTEN_TIMING`). */
+  listenTiming?: ListenTiming;
 }
 
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
@@ -80,7 +82,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       webDir: options.webDir,
     });
     if (db.pool) {
-      notifications = authNotifications(db.pool, () => built.authCache.clear(), log);
+      notifications = authNotifications(db.pool, built.authCache, log, options.listenTiming);
     }
     // Fastify's own line is the one that says where the server listens (per address for 0.0.0.0).
     await built.app.listen({ port: config.port, host: config.host, listenTextResolver: (address) => `listening on ${address}` });

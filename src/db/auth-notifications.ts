@@ -4,13 +4,40 @@ import type { Logger } from 'pino';
 import type { Database } from './schema.js';
 
 const CHANNEL = 'tack_auth_changed';
-// LISTEN and UNLISTEN wait this long at most (a stalled server, a network black hole): the
-// listener then retries on a new connection, and a shutdown goes on.
-const ANSWER_MS = 5_000;
+
+/** How the listening connection is watched. */
+export interface ListenTiming {
+  /**
+   * How long after each answer the listening connection is asked again (a repeated LISTEN,
+   * which the server answers without doing anything). A connection lost in a network black
+   * hole raises no error: without this the process would never learn that it went deaf.
+   */
+  heartbeatMs: number;
+  /**
+   * How long LISTEN, the heartbeat and UNLISTEN wait for their answer (a stalled server, a
+   * network black hole): the listener then listens again on a new connection, and a shutdown
+   * goes on.
+   */
+  answerMs: number;
+}
+
+/**
+ * A dead listening connection is noticed within heartbeat + answer (15 s), well within the
+ * cache's 60 s; from then on nothing is cached until a new connection listens.
+ */
+export const LISTEN_TIMING: ListenTiming = { heartbeatMs: 10_000, answerMs: 5_000 };
+
+/** What the listener keeps up to date: the cache of principals (`AuthCache`). */
+export interface AuthChangeSink {
+  /** Tokens, members or sessions changed in some process: forget every cached principal. */
+  clear(): void;
+  /** Whether changes are heard from now on; false also forgets every cached principal. */
+  hearing(on: boolean): void;
+}
 
 /** A statement with pg's own read timeout (which its typings leave out of QueryConfig). */
-function bounded(text: string): pg.QueryConfig {
-  return { text, query_timeout: ANSWER_MS } as pg.QueryConfig;
+function bounded(text: string, ms: number): pg.QueryConfig {
+  return { text, query_timeout: ms } as pg.QueryConfig;
 }
 
 /**
@@ -27,14 +54,19 @@ export async function announceAuthChange(trx: Kysely<Database>): Promise<void> {
 
 /**
  * Listens for `announceAuthChange` of every tack process on the same Postgres, so each drops
- * its cached principals. Returns a `stop` function.
+ * its cached principals. The sink is told it is deaf from the start until LISTEN answers,
+ * and again from a failure of the listening connection (an error, or a heartbeat left
+ * unanswered: see `ListenTiming`) until LISTEN answers on a new one, tried every second.
+ * Returns a `stop` function.
  */
-export function authNotifications(pool: pg.Pool, onChange: () => void, log: Logger): { stop: () => Promise<void> } {
+export function authNotifications(pool: pg.Pool, sink: AuthChangeSink, log: Logger, timing: ListenTiming = LISTEN_TIMING): { stop: () => Promise<void> } {
   let client: pg.PoolClient | undefined;
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
-  // Failed attempts to listen since the last success.
+  let beat: NodeJS.Timeout | undefined;
+  // Failed attempts to listen since the last success, and whether this outage was logged.
   let failures = 0;
+  let warned = false;
 
   /** Gives the listening client back exactly once, detached from our handlers. */
   const drop = (c: pg.PoolClient, broken: boolean) => {
@@ -43,7 +75,35 @@ export function authNotifications(pool: pg.Pool, onChange: () => void, log: Logg
     c.removeAllListeners('error');
     // A late error on a client we already gave back must not throw (pg-pool refuses a double release).
     c.on('error', () => {});
+    // Broken: pg-pool ends it, and pg destroys the socket at once when a statement is unanswered.
     c.release(broken);
+  };
+
+  /** The listening connection failed or stopped answering: deaf until another one listens. */
+  const lost = (c: pg.PoolClient, err: Error) => {
+    if (stopped || client !== c) return;
+    clearTimeout(beat);
+    beat = undefined;
+    drop(c, true);
+    // Anything may have changed while it was failing, and nothing is heard until it listens again.
+    sink.hearing(false);
+    log.warn({ err: err.message }, 'lost the connection listening for auth changes; credentials are read on every request until listening again');
+    warned = true;
+    schedule();
+  };
+
+  /** Asks the listening connection for an answer `heartbeatMs` after its last one. */
+  const heartbeat = (c: pg.PoolClient) => {
+    beat = setTimeout(() => {
+      beat = undefined;
+      c.query(bounded(`LISTEN ${CHANNEL}`, timing.answerMs)).then(
+        () => {
+          if (!stopped && client === c) heartbeat(c);
+        },
+        (err: Error) => lost(c, err),
+      );
+    }, timing.heartbeatMs);
+    beat.unref();
   };
 
   const listen = async () => {
@@ -53,28 +113,30 @@ export function authNotifications(pool: pg.Pool, onChange: () => void, log: Logg
       c = await pool.connect();
       const mine = c;
       mine.on('notification', (msg) => {
-        if (msg.channel === CHANNEL) onChange();
+        if (msg.channel === CHANNEL) sink.clear();
       });
-      mine.on('error', () => {
-        drop(mine, true);
-        // Anything may have changed while we were deaf.
-        onChange();
-        schedule();
+      mine.on('error', (err: Error) => {
+        // Before LISTEN answered, its failure is handled below.
+        if (client === mine) lost(mine, err);
       });
-      await mine.query(bounded(`LISTEN ${CHANNEL}`));
+      await mine.query(bounded(`LISTEN ${CHANNEL}`, timing.answerMs));
       if (stopped) {
         drop(mine, false);
         return;
       }
       client = mine;
       // Whatever changed before this LISTEN (while reconnecting) was not heard: forget it all.
-      onChange();
-      if (failures > 0) log.info({ failed_attempts: failures }, 'listening for auth changes again');
+      sink.hearing(true);
+      heartbeat(mine);
+      if (warned) log.info({ failed_attempts: failures }, 'listening for auth changes again');
       failures = 0;
+      warned = false;
     } catch (err) {
       if (c && c.listenerCount('notification') > 0) drop(c, true);
       // Once per outage, not once a second: the attempts go on quietly (debug) until one succeeds.
-      log[failures++ === 0 ? 'warn' : 'debug']({ err: (err as Error).message }, 'cannot listen for auth changes yet; retrying every second');
+      failures++;
+      log[warned ? 'debug' : 'warn']({ err: (err as Error).message }, 'cannot listen for auth changes yet; retrying every second');
+      warned = true;
       schedule();
     }
   };
@@ -86,17 +148,19 @@ export function authNotifications(pool: pg.Pool, onChange: () => void, log: Logg
     }, 1_000);
     retry.unref();
   };
+  sink.hearing(false);
   void listen();
 
   return {
     async stop() {
       stopped = true;
-      if (retry) clearTimeout(retry);
+      clearTimeout(retry);
+      clearTimeout(beat);
       if (client) {
         const c = client;
         client = undefined;
         try {
-          await c.query(bounded(`UNLISTEN ${CHANNEL}`));
+          await c.query(bounded(`UNLISTEN ${CHANNEL}`, timing.answerMs));
           drop(c, false);
         } catch {
           // Closing anyway; a connection that did not answer is not given back for reuse.

@@ -14,9 +14,17 @@ const TTL_MS = 60_000;
  * of its credential. Any commit that changes tokens, members or sessions clears it
  * (`clear`), here and, through Postgres NOTIFY, in every other process, so a revoked token
  * or an ended session fails on its next request.
+ *
+ * That holds only while this process hears those notifications (see `hearing`). While it
+ * does not, it caches nothing: the simplest bound that is correct, each request reading its
+ * credential as on a cold cache, for as long as the listener takes to listen again.
  */
 export class AuthCache {
   readonly #entries = new Map<string, { auth: Authenticated; at: number }>();
+  // False while other processes' changes cannot reach this one: from start-up until the
+  // listener's first LISTEN answered, and from a lost listening connection until a new one
+  // listens. True without a listener (PGlite: one process owns the data).
+  #hearing = true;
 
   constructor(private readonly db: Kysely<Database>, private readonly now: () => number = Date.now) {}
 
@@ -30,6 +38,7 @@ export class AuthCache {
    * a cached token that has expired.
    */
   cachedToken(token: string): Authenticated | undefined {
+    if (!this.#hearing) return undefined;
     return this.#hit(`t:${hashToken(token)}`, this.now(), unauthorized);
   }
 
@@ -52,7 +61,8 @@ export class AuthCache {
     const generation = this.#generation;
     const auth = await load(new Date(t));
     // A clear() that ran while we were reading may have been about this very credential.
-    if (generation === this.#generation) {
+    // Nothing is cached while deaf: a revocation elsewhere could not clear it.
+    if (generation === this.#generation && this.#hearing) {
       if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
       this.#entries.set(key, { auth, at: t });
     }
@@ -64,5 +74,16 @@ export class AuthCache {
   clear(): void {
     this.#generation++;
     this.#entries.clear();
+  }
+
+  /**
+   * Whether changes made in other processes reach this cache from now on (set by
+   * `authNotifications`). Either way it forgets what it holds: going deaf, anything may have
+   * changed unheard; hearing again, a credential read while deaf may have changed before
+   * the LISTEN, and a read still running is not stored.
+   */
+  hearing(on: boolean): void {
+    this.#hearing = on;
+    this.clear();
   }
 }
