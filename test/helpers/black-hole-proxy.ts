@@ -10,6 +10,16 @@ export interface BlackHoleProxy {
   blackHole(): void;
   /** New connections pass again; those opened before `heal` stay dead, as flows over a lost path do. */
   heal(): void;
+  /**
+   * The local ports of the open connections to the target, which Postgres shows as
+   * `pg_stat_activity.client_port` of their backends.
+   */
+  connections(): number[];
+  /**
+   * Only the open connection whose side towards the target has this local port goes dead, as
+   * in `blackHole` (the others, and new ones, still pass); false when there is none.
+   */
+  blackHoleConnection(port: number): boolean;
   close(): Promise<void>;
 }
 
@@ -44,6 +54,14 @@ export async function blackHoleProxy(targetPort: number): Promise<BlackHoleProxy
     },
     heal() {
       holed = false;
+    },
+    connections() {
+      return [...flows].flatMap((flow) => (flow.upstream.localPort === undefined ? [] : [flow.upstream.localPort]));
+    },
+    blackHoleConnection(port) {
+      const flow = [...flows].find((f) => f.upstream.localPort === port);
+      if (flow) flow.dead = true;
+      return flow !== undefined;
     },
     async close() {
       for (const flow of flows) {
