@@ -24,8 +24,20 @@ export interface Position {
 const invalidCursor = () =>
   new AppError('invalid_cursor', 400, 'That cursor is not valid for this list; start again without it.');
 
+// Fingerprints of the scopes seen: a list's scope (its organization, caller and filters) is
+// asked again on every page. The bound only keeps the memo small.
+const MAX_FINGERPRINTS = 1_000;
+const fingerprints = new Map<string, string>();
+
 function fingerprint(scope: unknown): string {
-  return createHash('sha256').update(JSON.stringify(scope)).digest('base64url').slice(0, 16);
+  const text = JSON.stringify(scope);
+  let print = fingerprints.get(text);
+  if (print === undefined) {
+    if (fingerprints.size >= MAX_FINGERPRINTS) fingerprints.clear();
+    print = createHash('sha256').update(text).digest('base64url').slice(0, 16);
+    fingerprints.set(text, print);
+  }
+  return print;
 }
 
 /**
