@@ -105,6 +105,45 @@ describe('removing a member in the web app', { timeout: 90_000 }, () => {
     }
   });
 
+  it('offers a plain member and a viewer no management: no Add member, no role to change; a member a sign-in link for themselves only', async () => {
+    const { ada, grace, linus } = fx.seeded.members;
+    /** The management controls on the members page: Add member, enabled role selects, rows with a Sign-in link. */
+    const controls = async (page: Page) => {
+      await page.goto(`${fx.server.url}/settings/members`);
+      await page.getByRole('list', { name: 'Members' }).waitFor();
+      await page.waitForLoadState('networkidle');
+      const selects = await page.locator('li[data-member] .select-button').all();
+      const links = await page.locator('li[data-member]').filter({ has: page.getByRole('button', { name: 'Sign-in link' }) }).all();
+      return {
+        addMember: await page.getByRole('button', { name: 'Add member' }).count(),
+        enabledSelects: (await Promise.all(selects.map((b) => b.isEnabled()))).filter(Boolean).length,
+        linkRows: await Promise.all(links.map(async (row) => (await row.getAttribute('data-member'))!)),
+      };
+    };
+    // A viewer cannot make sign-in links at all (createSigninLink needs write).
+    const asViewer = await signedInContext(fx.browser, fx.server.api, { memberId: linus });
+    expect(await controls(asViewer.page)).toEqual({ addMember: 0, enabledSelects: 0, linkRows: [] });
+    await asViewer.context.close();
+    for (const memberId of [grace]) {
+      const { context, page } = await signedInContext(fx.browser, fx.server.api, { memberId });
+      expect(await controls(page)).toEqual({ addMember: 0, enabledSelects: 0, linkRows: [memberId] });
+      // Their own link works: the API makes it for them (no config:write needed for oneself).
+      await page.locator(`li[data-member="${memberId}"]`).getByRole('button', { name: 'Sign-in link' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByRole('button', { name: 'Make the link' }).click();
+      await waitFor('their own sign-in link', async () => /\/signin\?code=/.test(await dialog.getByLabel('Sign-in link', { exact: true }).inputValue()));
+      await context.close();
+    }
+    // An admin manages the admin, the member and the viewer, not the owner above.
+    const { context, page } = await signedInContext(fx.browser, fx.server.api, { memberId: ada });
+    const admin = await controls(page);
+    expect(admin.addMember).toBe(1);
+    expect(admin.enabledSelects).toBeGreaterThanOrEqual(3);
+    expect(admin.linkRows).toEqual(expect.arrayContaining([ada, grace, linus]));
+    expect(admin.linkRows).not.toContain(fx.seeded.ownerId);
+    await context.close();
+  });
+
   it('shows the API’s refusal when the list was out of date: the last owner stays', async () => {
     const olive = await newMember('Olive Second', 'owner');
     const { context, page } = await signedInContext(fx.browser, fx.server.api);

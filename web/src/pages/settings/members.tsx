@@ -23,16 +23,17 @@ export function MembersPage() {
   const myRank = me.data ? ROLES.indexOf(me.data.member.role) : ROLES.length;
   // The ladder: nobody raises anyone above their own role (the API refuses it too).
   const roleOptions = ROLES.map((r, i) => ({ id: r, label: label(r), refused: i < myRank ? 'above your role' : undefined }));
-  // Who may remove whom, as deleteMember decides it: an owner or admin with config:write, never
-  // a member above their own role, never the last owner. The server stays the judge: a refusal
-  // it gives anyway (the list changed meanwhile) is shown like any failed write.
+  // Adding members, changing roles, another member's sign-in link and removing: an owner or
+  // admin with config:write (requireConfigWrite), never on a member above their own role. A
+  // plain member sees the list and their own sign-in link only, a viewer the list. The server stays
+  // the judge: a refusal it gives anyway (the list changed meanwhile) is shown like any failed write.
+  const manages = !!me.data && me.data.scopes.includes('config:write') && (me.data.member.role === 'owner' || me.data.member.role === 'admin');
+  const mayManage = (m: Member) => manages && ROLES.indexOf(m.role) >= myRank;
+  // deleteMember also never removes the last owner.
   const owners = members.data?.filter((m) => m.role === 'owner').length ?? 0;
-  const mayRemove = (m: Member) =>
-    !!me.data &&
-    me.data.scopes.includes('config:write') &&
-    (me.data.member.role === 'owner' || me.data.member.role === 'admin') &&
-    ROLES.indexOf(m.role) >= myRank &&
-    !(m.role === 'owner' && owners <= 1);
+  const mayRemove = (m: Member) => mayManage(m) && !(m.role === 'owner' && owners <= 1);
+  // A sign-in link for oneself needs only write (createSigninLink): not a viewer's.
+  const mayLink = (m: Member) => mayManage(m) || (m.id === me.data?.member.id && me.data.member.role !== 'viewer' && me.data.scopes.includes('write'));
   const setRole = useMutation({
     mutationFn: ({ m, role }: { m: Member; role: Role }) => ok(api.PATCH('/members/{id}', { params: { path: { id: m.id } }, body: { role } })),
     onSettled: () => qc.invalidateQueries({ queryKey: keys.members }),
@@ -41,7 +42,7 @@ export function MembersPage() {
     <SettingsPage>
       <div className="row spread">
         <h2>Members</h2>
-        <AddMember roleOptions={roleOptions} />
+        {manages && <AddMember roleOptions={roleOptions} />}
       </div>
       {members.isError && <ErrorPanel error={members.error} retry={() => void members.refetch()} />}
       {members.isPending && <Loading />}
@@ -62,10 +63,10 @@ export function MembersPage() {
                 hideLabel
                 value={m.role}
                 options={roleOptions}
-                isDisabled={ROLES.indexOf(m.role) < myRank}
+                isDisabled={!mayManage(m)}
                 onChange={(r) => r !== m.role && setRole.mutate({ m, role: r as Role })}
               />
-              {ROLES.indexOf(m.role) >= myRank && <SigninLink member={m} />}
+              {mayLink(m) && <SigninLink member={m} />}
               {mayRemove(m) && <RemoveMember member={m} self={m.id === me.data?.member.id} orgName={me.data?.org.name ?? 'the organization'} />}
             </li>
           ))}
