@@ -180,7 +180,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     try {
       auth = authCache.cachedToken(token);
     } catch (err) {
-      request.authError = err as AppError;
+      // An expired token; anything else is ours and answers 500.
+      if (!(err instanceof AppError)) throw err;
+      request.authError = err;
       return countRequest(reply, `ip:${request.ip}`);
     }
     if (auth) {
