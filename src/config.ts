@@ -25,9 +25,9 @@ const urlString = (protocols: string[]) =>
       .optional(),
   );
 
-// Timeouts: whole milliseconds, up to an hour; 0 turns a statement timeout off.
+// Timeouts: whole milliseconds, up to an hour; 0 turns a statement timeout off (a connect timeout is at least 100).
 const MAX_MS = 3_600_000;
-const millis = (fallback: number) => z.preprocess(blankToUndefined, z.coerce.number().int().min(0).max(MAX_MS).default(fallback));
+const millis = (fallback: number, min = 0) => z.preprocess(blankToUndefined, z.coerce.number().int().min(min).max(MAX_MS).default(fallback));
 
 const envSchema = z.object({
   PORT: z.preprocess(blankToUndefined, z.coerce.number().int().min(0).max(65535).default(3000)),
@@ -52,7 +52,7 @@ const envSchema = z.object({
   REMINDER_HOUR: z.preprocess(blankToUndefined, z.coerce.number().int().min(0).max(23).default(9)),
   DATABASE_STATEMENT_TIMEOUT_MS: millis(5_000),
   DATABASE_JOB_STATEMENT_TIMEOUT_MS: millis(60_000),
-  DATABASE_CONNECT_TIMEOUT_MS: z.preprocess(blankToUndefined, z.coerce.number().int().min(100).max(MAX_MS).default(5_000)),
+  DATABASE_CONNECT_TIMEOUT_MS: millis(5_000, 100),
   LOG_LEVEL: z.preprocess(
     blankToUndefined,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

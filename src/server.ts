@@ -60,6 +60,14 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   let redis: Redis | undefined;
   let notifications: ReturnType<typeof authNotifications> | undefined;
   let jobs: JobsHandle | undefined;
+  /** Everything below the HTTP app, in the order it must stop: on close, or when start-up fails. */
+  const release = async () => {
+    await jobs?.close();
+    await notifications?.stop();
+    redis?.disconnect();
+    if (jobsDb !== db) await jobsDb.close();
+    await db.close();
+  };
   try {
     const applied = await db.unbounded(migrateToLatest);
     if (applied.length > 0) log.info({ applied }, 'database migrated');
@@ -110,21 +118,13 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         closing ??= (async () => {
           clearInterval(prune);
           await built.app.close();
-          await jobs?.close();
-          await notifications?.stop();
-          redis?.disconnect();
-          if (jobsDb !== db) await jobsDb.close();
-          await db.close();
+          await release();
         })();
         return closing;
       },
     };
   } catch (err) {
-    await jobs?.close();
-    await notifications?.stop();
-    redis?.disconnect();
-    if (jobsDb !== db) await jobsDb.close();
-    await db.close();
+    await release();
     throw err;
   }
 }
