@@ -361,6 +361,9 @@ describe('retried deliveries', () => {
     try {
       const client = slackClient(app.url, SECRET);
       expect((await client.json(event)).status).toBe(200);
+      // Acked before its middleware runs: the retry is sent once the first delivery is recorded,
+      // as Slack's retry comes seconds later (sent at once, the retry's middleware could run first).
+      await waitFor('the first delivery recorded', async () => (await deliveries()).some((d) => d.identity === 'event:Ev0TESTRETRY'));
       expect((await client.json(event, { headers: { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_error' } })).status).toBe(200);
       // An event is acked before its middleware runs: the retry is recognised after its ack.
       // No listener acts on app_mention; what shows the retry was recognised is that it was dropped.
