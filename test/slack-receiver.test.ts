@@ -329,6 +329,36 @@ describe('retried deliveries', () => {
     expect(await todosTitled('Across a restart')).toHaveLength(1);
   });
 
+  it('acts once on the same command and the same event delivered twice at once, neither marked a retry', async () => {
+    const response_url = fake.responseUrl();
+    const body = commandBody({ command: '/todo', text: 'add Delivered twice', response_url, user_id: LINKED });
+    const event = {
+      token: 'XXYYZZ',
+      team_id: 'T0001',
+      api_app_id: 'A123456',
+      event: { type: 'app_mention', user: LINKED, text: '<@UBOT> hi', ts: '1515449522.000017', channel: 'C0001', event_ts: '1515449522000017' },
+      type: 'event_callback',
+      event_id: 'Ev0TESTTWICE',
+      event_time: 1515449522,
+    };
+    const captured = captureLog('info');
+    const app = await serve(captured);
+    try {
+      const client = slackClient(app.url, SECRET);
+      // Whichever of each pair is handled second is the repeat, even with no X-Slack-Retry-Num.
+      const acks = await Promise.all([client.form(body), client.form(body), client.json(event), client.json(event)]);
+      expect(acks.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+      await replyTo(response_url);
+      await waitFor('both repeats to be dropped', () => captured.lines().filter((l) => String(l.msg).includes('already handled; dropped')).length === 2);
+    } finally {
+      await app.close();
+    }
+    expect(repliesTo(response_url)).toHaveLength(1);
+    expect(await todosTitled('Delivered twice')).toHaveLength(1);
+    const dropped = captured.lines().filter((l) => String(l.msg).includes('already handled; dropped'));
+    expect(dropped.map((l) => String(l.identity).split(':')[0]).sort()).toEqual(['command', 'event']);
+  });
+
   it('acts once on a retried click', async () => {
     const created = await t.api('POST', '/v1/todos', { body: { title: 'Clicked twice' } });
     const response_url = fake.responseUrl();

@@ -18,19 +18,31 @@ export function deliveryIdentity(body: Record<string, unknown>): Delivery {
 }
 
 /**
+ * Whether a delivery already recorded is a repeat to drop: always for an event, a command or
+ * an interaction, whose identity is unique to one delivery (Slack's event_id; a trigger_id
+ * in the payload), whether or not it says it is a retry: the retry may even be handled
+ * before its original when both arrive at once. A payload of another kind (no event id, no
+ * trigger) may legitimately come twice alike, so only a declared retry of it is dropped.
+ */
+function isRepeat(delivery: Delivery, retryNum: number | undefined): boolean {
+  return delivery.kind !== 'other' || retryNum !== undefined;
+}
+
+/**
  * Global Bolt middleware: every delivery is recorded in Postgres before anything acts; a
- * retry (`X-Slack-Retry-Num`, or Socket Mode's retry_attempt) of a delivery already recorded
- * is acknowledged and dropped. Stored, so a retry reaching another process or a restarted
- * one is still recognised; recorded in batches with the deliveries arriving alongside (see
- * `DeliveryRecorder`), each committed before its delivery goes on.
+ * delivery already recorded (a retry, `X-Slack-Retry-Num` or Socket Mode's retry_attempt, or
+ * the same event delivered twice) is acknowledged and dropped (`isRepeat`). Stored, so a
+ * retry reaching another process or a restarted one is still recognised; recorded in batches
+ * with the deliveries arriving alongside (see `DeliveryRecorder`), each committed before its
+ * delivery goes on.
  */
 export function dedupeRetries(deliveries: DeliveryRecorder, log: Logger): Middleware<AnyMiddlewareArgs> {
   return async (args) => {
     const delivery = deliveryIdentity(args.body as Record<string, unknown>);
     const { identity } = delivery;
     const fresh = await deliveries.record(delivery);
-    if (!fresh && args.context.retryNum !== undefined) {
-      log.info({ identity, retry: args.context.retryNum, reason: args.context.retryReason }, 'Slack retry of a delivery already handled; dropped');
+    if (!fresh && isRepeat(delivery, args.context.retryNum)) {
+      log.info({ identity, retry: args.context.retryNum, reason: args.context.retryReason }, 'Slack repeat of a delivery already handled; dropped');
       if ('ack' in args && typeof args.ack === 'function') await args.ack();
       return;
     }
