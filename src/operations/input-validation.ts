@@ -88,8 +88,12 @@ function checkPart(part: Part, schema: z.ZodObject, value: unknown, anyText: rea
   const nul = nulFields(value, [])
     .filter((path) => !(path.length === 1 && anyText.includes(path[0]!)))
     .map((path) => fieldName(part, path));
-  // reportInput keeps each issue's input, so a missing field is told apart from a wrong one.
-  const result = schema.safeParse(value, { error: issueMessage, reportInput: true });
+  // Parsed without options first: any option takes zod off its fast path (about 1 µs of a
+  // read's few, measured), and the options only word the issues. Only a failure is parsed
+  // again, with tack's messages; reportInput keeps each issue's input, so a missing field is
+  // told apart from a wrong one.
+  let result = schema.safeParse(value);
+  if (!result.success) result = schema.safeParse(value, { error: issueMessage, reportInput: true });
   const errors: FieldError[] = [];
   const seen = new Set<string>();
   const add = (e: FieldError) => {
@@ -167,9 +171,13 @@ function tooDeepFields(part: Part, value: unknown): FieldError[] {
   const error = (field: string): FieldError => ({ field, code: 'too_deep', message: `${field} nests arrays or objects more than ${MAX_DEPTH} levels deep; send a flat value.` });
   if (!value || typeof value !== 'object') return [];
   if (Array.isArray(value)) return deeperThan(value, MAX_DEPTH) ? [error(part)] : [];
-  return Object.entries(value)
-    .filter(([, v]) => deeperThan(v, MAX_DEPTH - 1))
-    .map(([k]) => error(k));
+  const errors: FieldError[] = [];
+  for (const key in value) {
+    const v = (value as Record<string, unknown>)[key];
+    // A flat value (nearly every field) cannot be too deep: no walk for it.
+    if (v && typeof v === 'object' && deeperThan(v, MAX_DEPTH - 1)) errors.push(error(key));
+  }
+  return errors;
 }
 
 /** Whether `value` nests more than `max` levels, found without recursion (the depth is the attacker's). */
@@ -184,8 +192,17 @@ function deeperThan(value: unknown, max: number): boolean {
   return false;
 }
 
-/** Paths of the string values (at any depth) that hold a NUL character. */
+/** Whether any string value (at any depth, already bounded by `tooDeepFields`) holds a NUL character. */
+function hasNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (!value || typeof value !== 'object') return false;
+  for (const key in value) if (hasNul((value as Record<string, unknown>)[key])) return true;
+  return false;
+}
+
+/** Paths of the string values (at any depth) that hold a NUL character; found without allocating when there is none. */
 function nulFields(value: unknown, path: string[]): string[][] {
+  if (path.length === 0 && !hasNul(value)) return [];
   if (typeof value === 'string') return value.includes('\u0000') ? [path] : [];
   if (Array.isArray(value)) return value.flatMap((v, i) => nulFields(v, [...path, String(i)]));
   if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => nulFields(v, [...path, k]));
