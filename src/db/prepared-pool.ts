@@ -43,6 +43,16 @@ export class PreparedStatementPool implements PostgresPool {
     return wrapper as unknown as PostgresPoolClient;
   }
 
+  /** One statement on a connection of its own, outside kysely (see `runDirectly`): its rows. */
+  async rows(text: string, values: readonly unknown[]): Promise<unknown[]> {
+    const client = (await this.connect()) as unknown as CheckedOutClient;
+    try {
+      return (await client.query<unknown>(text, values)).rows;
+    } finally {
+      client.release();
+    }
+  }
+
   async end(): Promise<void> {
     this.#watchdog?.stop();
     await this.pool.end();

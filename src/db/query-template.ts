@@ -1,5 +1,6 @@
 import type { Compilable, CompiledQuery, Kysely } from 'kysely';
 import type { Database } from './schema.js';
+import { directRunner } from './direct-query.js';
 
 /** What a template's values may be: whatever kysely binds as a parameter, untouched. */
 export type SlotValues = Record<string, string | number | boolean | null>;
@@ -47,8 +48,11 @@ export class QueryTemplate<Shape, Values extends SlotValues, Row> {
       this.#compiled.set(key, compiled);
     }
     const parameters = compiled.fill.map((f) => ('slot' in f ? values[f.slot] : f.constant));
-    const result = await db.executeQuery<Row>({ sql: compiled.sql, query: compiled.query, queryId: compiled.queryId, parameters });
-    return result.rows;
+    const query = { sql: compiled.sql, query: compiled.query, queryId: compiled.queryId, parameters };
+    // On the pool itself, past kysely's executor; in a transaction, through it.
+    const direct = directRunner(db);
+    if (direct) return (await direct(query)) as Row[];
+    return (await db.executeQuery<Row>(query)).rows;
   }
 
   async executeTakeFirst(db: Kysely<Database>, shape: Shape, values: Values): Promise<Row | undefined> {
