@@ -14,7 +14,7 @@ import { buildApp, type App } from './http/app.js';
 import { createLogger } from './log.js';
 import { connectRedis } from './redis.js';
 import { jobRunner, type JobDeps } from '../jobs/index.js';
-import { startJobs, type JobsHandle, type StartJobsOptions } from './queue/index.js';
+import { JOBS_POOL_SIZE, startJobs, type JobsHandle, type StartJobsOptions } from './queue/index.js';
 import { checkBotToken } from './slack/token-check.js';
 import { slackWebClient } from './slack/web-client.js';
 
@@ -46,8 +46,6 @@ export interface ServerOptions {
 }
 
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
-// Connections of the jobs' pool: a sweep sends to a few members at a time (see todo-reminders).
-const JOBS_POOL_SIZE = 4;
 
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const log = options.log ?? (await createLogger(config.logLevel));

@@ -3,7 +3,7 @@ import { createLogger } from './log.js';
 import type { Config } from './config.js';
 import { connect, type DbHandle } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
-import { startJobs, type JobsHandle, type StartJobsOptions } from './queue/index.js';
+import { JOBS_POOL_SIZE, startJobs, type JobsHandle, type StartJobsOptions } from './queue/index.js';
 import { checkBotToken } from './slack/token-check.js';
 import { slackWebClient } from './slack/web-client.js';
 
@@ -33,7 +33,7 @@ export async function startWorker(config: Config, options: WorkerOptions = {}): 
   if (!config.redisUrl) throw new WorkerConfigError('tack worker needs REDIS_URL (without Redis, `tack serve` runs the jobs itself)');
   if (!config.slack.botToken) throw new WorkerConfigError('tack worker needs SLACK_BOT_TOKEN: reminders and summaries are Slack messages');
   const log = options.log ?? (await createLogger(config.logLevel));
-  const db = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 4, timeouts: config.database.jobs });
+  const db = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: JOBS_POOL_SIZE, timeouts: config.database.jobs });
   try {
     const applied = await db.unbounded(migrateToLatest);
     if (applied.length > 0) log.info({ applied }, 'database migrated');

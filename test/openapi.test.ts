@@ -31,7 +31,7 @@ describe('GET /v1/openapi.json', () => {
     expect(doc.servers).toEqual([expect.objectContaining({ url: '/v1' })]);
   });
 
-  it('has exactly one operationId per operation in the table, at its method and path', () => {
+  it('has exactly one operationId per operation in the table, at its method and path, and one for itself', () => {
     const found: string[] = [];
     for (const [path, item] of Object.entries<Record<string, { operationId?: string }>>(doc.paths)) {
       for (const [method, op] of Object.entries(item)) {
@@ -41,7 +41,7 @@ describe('GET /v1/openapi.json', () => {
       }
     }
     expect(new Set(found).size).toBe(found.length);
-    expect(found.sort()).toEqual(operations.map((op) => op.name).sort());
+    expect(found.sort()).toEqual([...operations.map((op) => op.name), 'getOpenApiDocument'].sort());
     for (const op of operations) expect(entryOf(op)?.operationId, `${op.method} ${op.path}`).toBe(op.name);
   });
 
@@ -109,7 +109,34 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('leaves out the routes that are not operations', () => {
-    for (const path of Object.keys(doc.paths)) expect(['/healthz', '/readyz', '/openapi.json', '/v1/openapi.json']).not.toContain(path);
+    for (const path of Object.keys(doc.paths)) expect(['/healthz', '/readyz', '/v1/openapi.json']).not.toContain(path);
+  });
+
+  it('describes its own address: no token, a JSON object, and the errors it can answer', () => {
+    expect(Object.keys(doc.paths['/openapi.json'])).toEqual(['get']);
+    const own = doc.paths['/openapi.json'].get;
+    expect(own).toMatchObject({ operationId: 'getOpenApiDocument', summary: expect.stringMatching(/\w/), tags: ['openapi'], security: [] });
+    expect(doc.tags.map((tag: { name: string }) => tag.name)).toContain('openapi');
+    expect(own.parameters).toBeUndefined();
+    expect(own.responses['200'].content['application/json'].schema).toMatchObject({ type: 'object', required: ['openapi', 'info', 'paths'] });
+    expect(Object.keys(own.responses['200'].headers)).toEqual(['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']);
+    expect(Object.keys(own.responses)).toEqual(['200', '422', '429', '431', '500', '503']);
+    for (const status of ['422', '429', '431', '500', '503']) expect(deref(own.responses[status]).content['application/json'].schema.allOf).toEqual([{ $ref: '#/components/schemas/Error' }]);
+    // Not an operation of the table: no MCP tool, no CLI command is made of it.
+    expect(operations.map((op) => op.name)).not.toContain('getOpenApiDocument');
+  });
+
+  it('refuses a query parameter, as every operation does (422 unknown_field), with or without a token', async () => {
+    for (const token of [null, undefined]) {
+      const res = await t.api('GET', '/v1/openapi.json?v=2', { token });
+      expect(res.status).toBe(422);
+      expect(res.body).toMatchObject({
+        code: 'validation_failed',
+        user_message: 'v is not accepted: this request takes no query parameters.',
+        errors: [{ field: 'v', code: 'unknown_field', message: 'v is not accepted: this request takes no query parameters.' }],
+      });
+    }
+    expect(answered.get('getOpenApiDocument')).toEqual(new Set([200, 422]));
   });
 
   it("passes Redocly's recommended rules without an error or a warning", async () => {

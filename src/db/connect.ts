@@ -49,6 +49,14 @@ export interface DbTimeouts {
  */
 export const ANSWER_GRACE_MS = 1_000;
 const DEFAULT_CONNECT_MS = 5_000;
+/**
+ * TCP keepalive on every connection, probing after this much silence: a server that vanished
+ * without closing the connection (a host gone, a network cut) is then found by the kernel even
+ * on a connection no statement bound watches (the listener between heartbeats, a migration
+ * without bounds). How long the kernel probes before giving up is its own setting
+ * (`tcp_keepalive_intvl`, `tcp_keepalive_probes`).
+ */
+export const KEEPALIVE_DELAY_MS = 10_000;
 
 export interface ConnectOptions {
   databaseUrl?: string | undefined;
@@ -78,6 +86,8 @@ function connectPostgres(url: string, max: number, options: ConnectOptions): DbH
     max,
     options: asyncCommit ? '-c TimeZone=UTC -c synchronous_commit=off' : '-c TimeZone=UTC',
     connectionTimeoutMillis: timeouts?.connectMs ?? DEFAULT_CONNECT_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
     ...(statementMs > 0 ? { statement_timeout: statementMs, idle_in_transaction_session_timeout: 2 * statementMs } : {}),
     types: {
       getTypeParser(oid: number, format?: string) {

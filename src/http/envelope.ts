@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable, isStalePlan, isTransientConflict } from '../domain/db-errors.js';
 import { AppError, type FieldError } from '../domain/errors.js';
+import { briefError } from '../log-error.js';
 
 export interface Envelope {
   code: string;
@@ -103,26 +104,16 @@ export function mapError(err: unknown, id: string, log: FastifyBaseLogger): Mapp
   if (isDatabaseUnavailable(err)) {
     // One short record per request: an outage fails every request the same way, and a stack
     // per request says nothing more.
-    log.error({ db_error: briefly(err) }, 'database unavailable; answered 503');
+    log.error({ db_error: briefError(err) }, 'database unavailable; answered 503');
     return { status: 503, envelope: envelopeFor(503, id), retryAfter: '1' };
   }
   // Still conflicting after the retries of `execute`: nothing was applied; the client may retry.
   if (isTransientConflict(err) || isStalePlan(err)) {
-    log.warn({ err: { code: (err as { code?: unknown }).code, message: (err as Error).message } }, 'database conflict persisted after retries');
+    log.warn({ db_error: briefError(err) }, 'database conflict persisted after retries');
     return { status: 503, envelope: envelopeFor(503, id, 'database_busy', 'The database was busy with conflicting changes; nothing was applied. Retry shortly.'), retryAfter: '1' };
   }
   log.error({ err }, 'unhandled error');
   return { status: 500, envelope: envelopeFor(500, id) };
-}
-
-/** An error's kind, code and message: what a log needs of a database outage (never a stack). */
-function briefly(err: unknown): { type: string; code?: string; message: string } {
-  const e = err as { name?: unknown; code?: unknown; message?: unknown };
-  return {
-    type: typeof e.name === 'string' ? e.name : 'Error',
-    ...(typeof e.code === 'string' ? { code: e.code } : {}),
-    message: typeof e.message === 'string' ? e.message : String(err),
-  };
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { Operation } from '../operations/operation.js';
-import { errorResponseRefs, errorResponses, headers, idempotencyKey, responseHeaders, schemas } from './openapi-errors.js';
+import { refuseAnyQuery } from '../operations/input-validation.js';
+import { DOCUMENT_ERROR_STATUSES, errorResponseRefs, errorResponses, headers, idempotencyKey, responseHeaders, schemas } from './openapi-errors.js';
 import { fieldsOf, jsonSchema } from './openapi-schemas.js';
 
 export const API_VERSION = '0.9.0-beta';
@@ -23,10 +24,16 @@ const TAGS: Record<Group, { description: string; noun: string }> = {
   sessions: { description: "The caller's web app sessions (signed in with a one-time link); ending one signs that browser out.", noun: 'session' },
 };
 
+/** The document's own address, relative to the server URL (`/v1`). */
+const DOCUMENT_PATH = '/openapi.json';
+const DOCUMENT_TAG = { name: 'openapi', description: 'This document, for generating clients and validating traffic; it needs no token.' };
+
 /**
  * The OpenAPI 3.1 document of `/v1`, built from the operation table: every operation with
  * its parameters, body, success and every error it can answer (openapi-errors.ts), the
- * headers, and the bearer scheme. Nothing in it is written per operation.
+ * headers, and the bearer scheme. Nothing in it is written per operation. It describes its
+ * own address too (`getOpenApiDocument`), so a proxy validating against it lets that request
+ * through; that one is not in the table, so it is no MCP tool or CLI command.
  */
 export function openApiDocument(ops: readonly Operation[]): OpenAPIV3_1.Document {
   const paths: OpenAPIV3_1.PathsObject = {};
@@ -34,6 +41,8 @@ export function openApiDocument(ops: readonly Operation[]): OpenAPIV3_1.Document
     const item = (paths[op.path] ??= {}) as Record<string, OpenAPIV3_1.OperationObject>;
     item[op.method.toLowerCase()] = operationObject(op);
   }
+  // Cast as above: openapi-types' path item is typed with OpenAPI 3.0's operation object.
+  ((paths[DOCUMENT_PATH] ??= {}) as Record<string, OpenAPIV3_1.OperationObject>).get = documentOperation();
   const used = new Set(ops.map((op) => op.group));
   return {
     openapi: '3.1.0',
@@ -48,7 +57,7 @@ export function openApiDocument(ops: readonly Operation[]): OpenAPIV3_1.Document
     },
     servers: [{ url: '/v1', description: 'This server' }],
     security: [{ bearer: [] }],
-    tags: (Object.keys(TAGS) as Group[]).filter((g) => used.has(g)).map((name) => ({ name, description: TAGS[name].description })),
+    tags: [...(Object.keys(TAGS) as Group[]).filter((g) => used.has(g)).map((name) => ({ name, description: TAGS[name].description })), DOCUMENT_TAG],
     paths,
     components: {
       securitySchemes: {
@@ -94,6 +103,30 @@ function operationObject(op: Operation): OpenAPIV3_1.OperationObject {
   return entry;
 }
 
+/** GET /v1/openapi.json: no token, no parameters (any query parameter is refused, as on every operation). */
+function documentOperation(): OpenAPIV3_1.OperationObject {
+  return {
+    operationId: 'getOpenApiDocument',
+    summary: 'Get this OpenAPI document',
+    description: 'This OpenAPI 3.1 document, generated from the code. Needs no token.',
+    tags: [DOCUMENT_TAG.name],
+    security: [],
+    responses: {
+      '200': {
+        description: 'The OpenAPI 3.1 document of `/v1`.',
+        headers: responseHeaders(),
+        // Any OpenAPI 3.1 document: describing this one in itself would add nothing a reader needs.
+        content: {
+          'application/json': {
+            schema: { type: 'object', required: ['openapi', 'info', 'paths'], properties: { openapi: { type: 'string', pattern: '^3\\.1\\.\\d+$' }, info: { type: 'object' }, paths: { type: 'object' } } },
+          },
+        },
+      },
+      ...errorResponseRefs(DOCUMENT_ERROR_STATUSES),
+    },
+  };
+}
+
 function successResponse(op: Operation): OpenAPIV3_1.ResponseObject {
   const response: OpenAPIV3_1.ResponseObject = {
     description: successDescription(op),
@@ -127,7 +160,8 @@ function describe(description: string | undefined): { description?: string } {
 /** Serves the document at GET /v1/openapi.json, without auth; built once, on first request. */
 export function registerOpenApi(app: FastifyInstance, ops: readonly Operation[]): void {
   let cached: string | undefined;
-  app.get('/v1/openapi.json', async (_request, reply) => {
+  app.get(`/v1${DOCUMENT_PATH}`, async (request, reply) => {
+    refuseAnyQuery(request.query);
     cached ??= JSON.stringify(openApiDocument(ops));
     return reply.type('application/json; charset=utf-8').send(cached);
   });

@@ -60,6 +60,16 @@ export function validateInput(op: Operation, parts: RequestParts, pathNames: 'ur
   return input;
 }
 
+/**
+ * For a route that takes no input and is not an operation of the table (the OpenAPI
+ * document): any query parameter is refused as an operation's would be, 422 `unknown_field`,
+ * in the same words.
+ */
+export function refuseAnyQuery(query: unknown): void {
+  if (isEmptyObject(query)) return;
+  const { errors } = checkPart('query', NOTHING, query, []);
+  if (errors.length > 0) throw validationFailed(errors);
+}
 
 function renameField(e: FieldError, field: string): FieldError {
   return field === e.field ? e : { ...e, field, message: e.message.startsWith(`${e.field} `) ? `${field}${e.message.slice(e.field.length)}` : e.message };

@@ -17,6 +17,9 @@ export interface StartJobsOptions {
   schedule?: boolean;
 }
 
+/** Connections of the jobs' own pool, in `tack serve` and `tack worker` alike: a sweep sends to a few members at a time (see todo-reminders). */
+export const JOBS_POOL_SIZE = 4;
+
 export const DEFAULT_PREFIX = 'tack:jobs';
 export const DEFAULT_EVERY_MS = 60_000;
 

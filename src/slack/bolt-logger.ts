@@ -1,5 +1,6 @@
 import { LogLevel, type Logger as BoltLogger } from '@slack/bolt';
 import type { Logger } from 'pino';
+import { briefError } from '../log-error.js';
 
 // Bolt and the Web API client log with variadic arguments (strings, errors, objects).
 type Args = unknown[];
@@ -10,8 +11,10 @@ function write(log: Logger, level: 'debug' | 'info' | 'warn' | 'error', args: Ar
     .filter((a) => a !== err)
     .map((a) => (typeof a === 'string' ? a : JSON.stringify(a)))
     .join(' ');
-  if (err) log[level]({ err }, text || err.message);
-  else log[level](text);
+  if (!err) return log[level](text);
+  // One short record, as everywhere (a Web API error carries Slack's whole answer and a stack).
+  const brief = briefError(err);
+  log[level]({ error: brief }, text || brief.message);
 }
 
 /** Bolt's logger interface over the server's pino logger; levels are pino's business. */

@@ -1,5 +1,6 @@
-import type { App, Receiver, ReceiverEvent } from '@slack/bolt';
+import { ErrorCode, type App, type Receiver, type ReceiverEvent } from '@slack/bolt';
 import type { Logger } from 'pino';
+import { briefError } from '../log-error.js';
 import type { SlackBody } from './payload.js';
 
 /** How a delivery was answered on its HTTP request. */
@@ -9,6 +10,16 @@ export type AckOutcome =
   | { kind: 'unhandled'; error: boolean }
   /** Nobody acknowledged within the deadline: answer empty so Slack does not show a failure. */
   | { kind: 'timeout' };
+
+/**
+ * The error a listener threw: Bolt hands its error handler an error without a `code` wrapped
+ * in an UnknownError (named plain "Error", the thrown one under `original`), which would hide
+ * a TypeError or a connection error behind a generic name.
+ */
+function unwrapBolt(err: unknown): unknown {
+  const e = err as { code?: unknown; original?: unknown } | null;
+  return e?.code === ErrorCode.UnknownError && e.original instanceof Error ? e.original : err;
+}
 
 // Slack waits 3 seconds; leave room for the network.
 export const ACK_DEADLINE_MS = 2_500;
@@ -59,7 +70,7 @@ export class FastifyReceiver implements Receiver {
         .processEvent(event)
         .catch((err: unknown) => {
           failed = true;
-          this.log.error({ err }, 'Slack delivery failed');
+          this.log.error({ error: briefError(unwrapBolt(err)) }, 'Slack delivery failed');
         })
         .finally(() => {
           settle({ kind: 'unhandled', error: failed });

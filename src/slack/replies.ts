@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { AppError } from '../domain/errors.js';
+import { briefError } from '../log-error.js';
 import { UsageError, type SlackReply } from './command-context.js';
 import { messageView } from './views/blocks.js';
 
@@ -15,6 +16,6 @@ export function errorReply(err: unknown, log: Logger): SlackReply {
     const fields = err.fields?.filter((f) => f.message !== err.userMessage).map((f) => `• ${f.message}`) ?? [];
     return messageView([err.userMessage, ...fields].join('\n'));
   }
-  log.error({ err }, 'Slack command failed');
+  log.error({ error: briefError(err) }, 'Slack command failed');
   return messageView('Something went wrong on our side; try again in a moment.');
 }

@@ -3,6 +3,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { AppError } from '../domain/errors.js';
 import { howToLinkMessage } from '../domain/slack-links.js';
+import { briefError } from '../log-error.js';
 import { slackCaller } from './caller.js';
 import type { SlackReply } from './command-context.js';
 import type { SlackDeps } from './deps.js';
@@ -74,7 +75,7 @@ export function registerTodoModal(app: App, deps: SlackDeps): void {
     try {
       reply = todoCreatedView(await caller.call('createTodo', readTodoModal(view.state.values, metadata)));
     } catch (err) {
-      if (!(err instanceof AppError)) log.error({ err }, 'creating a todo from the modal failed');
+      if (!(err instanceof AppError)) log.error({ error: briefError(err) }, 'creating a todo from the modal failed');
       const errors =
         err instanceof AppError ? modalErrors(err.fields ?? [], err.userMessage) : modalErrors([], 'Something went wrong on our side; try again in a moment.');
       await ack({ response_action: 'errors', errors });

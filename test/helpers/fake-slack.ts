@@ -27,6 +27,8 @@ export interface RecordedCall {
 }
 
 export interface FakeResponse {
+  /** Drop the connection without answering (a network failure, as the caller sees it). */
+  destroy?: boolean;
   status?: number;
   headers?: Record<string, string>;
   body?: unknown;
@@ -192,6 +194,10 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           }
         }
         const out = await answer(call);
+        if (out.destroy) {
+          req.socket.destroy();
+          return;
+        }
         const payload = typeof out.body === 'string' ? out.body : JSON.stringify(out.body ?? { ok: true });
         res.writeHead(out.status ?? 200, {
           'content-type': typeof out.body === 'string' ? 'text/plain' : 'application/json; charset=utf-8',
