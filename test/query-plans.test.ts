@@ -52,7 +52,7 @@ const recorded = new Map<string, RecordedQuery>();
 // SQL the log does not see (a path around kysely's log) would escape the check unnoticed.
 let current: string | undefined;
 const ranSql = new Set<string>();
-/** Reads answered without SQL: from the caller's principal, or from what the card's row already holds. */
+/** Reads answered without SQL: getMe answers from the caller's principal. */
 const NO_SQL_READS = new Set(['getMe']);
 const token = generateToken();
 

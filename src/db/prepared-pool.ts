@@ -33,6 +33,20 @@ export class PreparedStatementPool implements PostgresPool {
   }
 
   async connect(): Promise<PostgresPoolClient> {
+    return (await this.#checkOut()) as unknown as PostgresPoolClient;
+  }
+
+  /** One statement on a connection of its own, outside kysely (see `runDirectly`): its rows. */
+  async rows(text: string, values: readonly unknown[]): Promise<unknown[]> {
+    const client = await this.#checkOut();
+    try {
+      return (await client.query<unknown>(text, values)).rows;
+    } finally {
+      client.release();
+    }
+  }
+
+  async #checkOut(): Promise<CheckedOutClient> {
     const client = await this.pool.connect();
     let wrapper = this.#wrappers.get(client);
     if (wrapper === undefined) {
@@ -40,17 +54,7 @@ export class PreparedStatementPool implements PostgresPool {
       this.#wrappers.set(client, wrapper);
     }
     wrapper.checkOut();
-    return wrapper as unknown as PostgresPoolClient;
-  }
-
-  /** One statement on a connection of its own, outside kysely (see `runDirectly`): its rows. */
-  async rows(text: string, values: readonly unknown[]): Promise<unknown[]> {
-    const client = (await this.connect()) as unknown as CheckedOutClient;
-    try {
-      return (await client.query<unknown>(text, values)).rows;
-    } finally {
-      client.release();
-    }
+    return wrapper;
   }
 
   async end(): Promise<void> {

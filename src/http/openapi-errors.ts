@@ -149,8 +149,7 @@ export function errorStatuses(op: Operation): number[] {
 /** The statuses the OpenAPI document's own address can answer besides 200: a query parameter (422), and what any /v1 request can meet. */
 export const DOCUMENT_ERROR_STATUSES = [422, 429, 431, 500, 503];
 
-export function errorResponseRefs(op: Operation | readonly number[]): Record<string, OpenAPIV3_1.ReferenceObject> {
-  const statuses = 'path' in op ? errorStatuses(op) : op;
+export function errorResponseRefs(statuses: readonly number[]): Record<string, OpenAPIV3_1.ReferenceObject> {
   return Object.fromEntries(statuses.map((status) => [String(status), ref('responses', ERRORS[status]!.name)]));
 }
 

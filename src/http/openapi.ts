@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { Operation } from '../operations/operation.js';
 import { refuseAnyQuery } from '../operations/input-validation.js';
-import { DOCUMENT_ERROR_STATUSES, errorResponseRefs, errorResponses, headers, idempotencyKey, responseHeaders, schemas } from './openapi-errors.js';
+import { DOCUMENT_ERROR_STATUSES, errorResponseRefs, errorResponses, errorStatuses, headers, idempotencyKey, responseHeaders, schemas } from './openapi-errors.js';
 import { fieldsOf, jsonSchema } from './openapi-schemas.js';
 
 export const API_VERSION = '0.9.0-beta';
@@ -91,7 +91,7 @@ function operationObject(op: Operation): OpenAPIV3_1.OperationObject {
     description: `${op.summary}. Needs a token with the \`${op.scope}\` scope.${op.readOnly ? '' : ' Send an Idempotency-Key to make retries safe.'}`,
     tags: [op.group],
     ...(parameters.length > 0 ? { parameters } : {}),
-    responses: { [String(op.status)]: successResponse(op), ...errorResponseRefs(op) },
+    responses: { [String(op.status)]: successResponse(op), ...errorResponseRefs(errorStatuses(op)) },
   };
   if (op.body) {
     const schema = jsonSchema(op.body, 'input');
