@@ -13,7 +13,8 @@ import pg from 'pg';
  *   them), then `JSON.stringify` of the last one's rows (`{data: rows}` for a page, the row
  *   for one);
  * - `pg-json`: the last statement wrapped so that Postgres builds the JSON
- *   (`json_agg` for a page, `row_to_json` for one), sent as it comes.
+ *   (`json_agg` for a page, `row_to_json` for one), sent as it comes;
+ * - no statements: `JSON.stringify` of a fixed value (the raw route of a read without SQL).
  *
  * A string parameter holding `{{id}}` gets a new random value there on every request (the
  * id of an insert). Timestamps and int8 come back as tack reads them (text, numbers).
@@ -28,6 +29,8 @@ export interface RawRoute {
   statements: Statement[];
   shape: 'page' | 'one';
   mode: 'rows' | 'pg-json';
+  /** With no statements: the value to answer, `JSON.stringify`ed on every request (a read with no SQL). */
+  value?: unknown;
 }
 
 const TEXT_TYPES = [1082, 1114, 1184];
@@ -56,7 +59,9 @@ function wrap(route: RawRoute, sql: string): string {
 
 async function run(id: string): Promise<string> {
   const route = routes.get(id);
-  if (!route || !pool) throw new Error(`no raw route ${id}`);
+  if (!route) throw new Error(`no raw route ${id}`);
+  if (route.statements.length === 0) return JSON.stringify(route.value ?? null);
+  if (!pool) throw new Error(`raw route ${id} needs a database`);
   const client = await pool.connect();
   try {
     const fresh = route.fresh ? randomBytes(8).toString('hex') : '';
@@ -94,3 +99,5 @@ const port = Number(process.argv[2] ?? 0);
 await app.listen({ port, host: '127.0.0.1' });
 const address = app.server.address();
 process.stdout.write(`listening ${typeof address === 'object' && address ? address.port : port}\n`);
+// Exit normally on a signal, so a profiler started with --cpu-prof writes its profile.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(0));

@@ -73,7 +73,7 @@ export function markdownTable(head: string[], body: string[][]): string {
 export interface GroupResult {
   name: string;
   variants: { name: string; runs: Measurement[] }[];
-  /** Index in `variants` of the raw route (pg + JSON.stringify) and of Postgres-built JSON, when measured. */
+  /** Index in `variants` of the raw route (pg + JSON.stringify) and of the second baseline (Postgres-built JSON; for /v1/me the bare hello), when measured. */
   raw?: number;
   pgJson?: number;
 }
@@ -97,7 +97,7 @@ export function summary(runs: Measurement[]): Measurement {
 }
 
 export function groupTable(groups: GroupResult[]): string {
-  const head = ['target', 'req/s', 'p50 ms', 'p99 ms', 'ratio to raw', 'ratio to pg json', 'req/s per round', 'errors/non-2xx'];
+  const head = ['target', 'req/s', 'p50 ms', 'p99 ms', 'ratio to raw', 'ratio to pg json or hello', 'req/s per round', 'errors/non-2xx'];
   const body: string[][] = [];
   for (const g of groups) {
     const sums = g.variants.map((v) => summary(v.runs));

@@ -1,3 +1,4 @@
+import type { RawRoute } from './baseline-server.js';
 import type { Target } from './measure.js';
 import type { BenchContext } from './scenario.js';
 
@@ -22,15 +23,7 @@ export async function rawBaselines(
   const modes = options.write ? (['rows'] as const) : (['rows', 'pg-json'] as const);
   const targets: Target[] = [];
   for (const mode of modes) {
-    const res = await fetch(`${ctx.baselineUrl}/raw`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ id: `${id}-${mode}`, statements, shape, mode }),
-    });
-    if (!res.ok) throw new Error(`registering raw route ${id}: ${res.status}`);
-    const url = `${ctx.baselineUrl}/raw/${id}-${mode}`;
-    const check = await fetch(url, { method: options.write ? 'POST' : 'GET' });
-    if (!check.ok) throw new Error(`raw route ${id}-${mode}: ${check.status} ${await check.text()}`);
+    const url = await register(ctx, { id: `${id}-${mode}`, statements, shape, mode }, options.write ? 'POST' : 'GET');
     targets.push({
       name: mode === 'rows' ? 'raw: pg + JSON.stringify' : 'raw: Postgres builds the JSON',
       url,
@@ -38,4 +31,27 @@ export async function rawBaselines(
     });
   }
   return targets;
+}
+
+/**
+ * The raw route of a read that runs no SQL: `JSON.stringify` of the same answer on every
+ * request, nothing else (no auth, rate limit or headers of tack's).
+ */
+export async function rawValueBaseline(ctx: BenchContext, id: string, value: unknown): Promise<Target> {
+  const url = await register(ctx, { id, statements: [], shape: 'one', mode: 'rows', value }, 'GET');
+  return { name: 'raw: JSON.stringify of the same answer', url };
+}
+
+/** Registers a raw route on the baseline server and checks that it answers; returns its URL. */
+async function register(ctx: BenchContext, route: RawRoute, method: 'GET' | 'POST'): Promise<string> {
+  const res = await fetch(`${ctx.baselineUrl}/raw`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(route),
+  });
+  if (!res.ok) throw new Error(`registering raw route ${route.id}: ${res.status}`);
+  const url = `${ctx.baselineUrl}/raw/${route.id}`;
+  const check = await fetch(url, { method });
+  if (!check.ok) throw new Error(`raw route ${route.id}: ${check.status} ${await check.text()}`);
+  return url;
 }

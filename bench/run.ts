@@ -23,10 +23,10 @@ import { scenarios } from './scenarios/index.js';
 
 const load: LoadOptions = {
   connections: Number(process.env.BENCH_CONNECTIONS ?? 50),
-  duration: Number(process.env.BENCH_DURATION ?? 5),
+  duration: Number(process.env.BENCH_DURATION ?? 4),
   warmup: Number(process.env.BENCH_WARMUP ?? 2),
 };
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const compareDir = process.env.BENCH_COMPARE_DIR;
 const hold = process.env.BENCH_HOLD === '1';
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -91,6 +91,20 @@ describe('authentication', () => {
     expect(denied.status).toBe(403);
   });
 
+  it('answers getMe anew after a change to the caller, though its answer is kept between requests', async () => {
+    const m = await t.api('POST', '/v1/members', { body: { name: 'Otto', role: 'member' } });
+    const tok = await t.api('POST', '/v1/tokens', { body: { name: 'otto', scopes: ['read'], member_id: m.body.id } });
+    const first = await t.api('GET', '/v1/me', { token: tok.body.token });
+    expect(first.body.member).toMatchObject({ name: 'Otto', role: 'member', tz: null });
+    expect(first.body.scopes).toEqual(['read']);
+    // The same bytes while nothing changes.
+    expect((await t.api('GET', '/v1/me', { token: tok.body.token })).text).toBe(first.text);
+    await t.api('PATCH', `/v1/members/${m.body.id}`, { body: { name: 'Otto Renamed', role: 'viewer', tz: 'Europe/Oslo' } });
+    const after = await t.api('GET', '/v1/me', { token: tok.body.token });
+    expect(after.body.member).toMatchObject({ name: 'Otto Renamed', role: 'viewer', tz: 'Europe/Oslo' });
+    expect(after.body.member.id).toBe(m.body.id);
+  });
+
   it('rejects a token from its expiry on, cached or not, for reads and writes', async () => {
     // Within the auth cache's minute: the cached principal itself must expire.
     const soon = new Date(Date.now() + 30_000).toISOString();

@@ -13,7 +13,7 @@ import { id, key, label, pageQuery } from './fields.js';
 import { dueDate } from './todo-due.js';
 import { hasIdPrefix, newId } from './ids.js';
 import { findMilestoneId, milestoneKey } from './milestones.js';
-import { pageJson, type JsonText } from './json-text.js';
+import { pageJson, pageNumber, pageRow, type JsonText } from './json-text.js';
 import { checkPosition, fetchLimit, keyset, pageLimit, readCursor } from './pagination.js';
 import { toIso } from './time.js';
 
@@ -109,7 +109,8 @@ export async function getCard(ctx: Ctx, input: z.infer<typeof cardKeyInput>): Pr
 
 /**
  * Cards newest first, filtered by board (id or slug), status, assignee (`me` or a member id)
- * and milestone (ref); each card comes as its JSON, built by Postgres (`cardJson`).
+ * and milestone (ref); each card comes as its JSON, built by Postgres (`cardJson`), and the
+ * page as one row (`pageRow`).
  */
 export async function listCards(ctx: Ctx, input: z.infer<typeof listCardsInput>): Promise<JsonText> {
   const boardId = input.board === undefined ? null : (await findBoard(ctx.db, ctx.principal.orgId, input.board)).id;
@@ -122,8 +123,7 @@ export async function listCards(ctx: Ctx, input: z.infer<typeof listCardsInput>)
   const limit = pageLimit(input);
   const shape: CardListShape = { board: boardId !== null, status: status !== null, milestone: milestoneId !== null, assignee: assignee !== null, at: at !== undefined, limit };
   const values = { org: ctx.principal.orgId, board: boardId, status, milestone: milestoneId, assignee, key: at?.key ?? null, id: at?.id ?? null };
-  const rows = await cardPage.execute(ctx.db, shape, values);
-  return pageJson(rows, limit, (r) => ({ key: r.created_at, id: r.id }), scope);
+  return pageJson(await cardPage.executeTakeFirst(ctx.db, shape, values), scope);
 }
 
 /** What the list's SQL text depends on: which filters apply, and the page size. */
@@ -147,7 +147,7 @@ type CardListValues = {
 };
 
 const cardPage = new QueryTemplate('listCards', (db, shape: CardListShape, v: CardListValues) => {
-  let q = cardsJoined(db, v.org).select(['c.created_at', 'c.id', cardJson.as('json')]);
+  let q = cardsJoined(db, v.org).select(['c.created_at', 'c.id', cardJson.as('json'), pageNumber('c.created_at', 'c.id')]);
   if (shape.board) q = q.where('c.board_id', '=', v.board!);
   if (shape.status) q = q.where('c.workflow_status', '=', v.status!);
   if (shape.milestone) q = q.where('c.milestone_id', '=', v.milestone!);
@@ -157,7 +157,7 @@ const cardPage = new QueryTemplate('listCards', (db, shape: CardListShape, v: Ca
     );
   }
   if (shape.at) q = q.where(keyset('c.created_at', 'c.id', { key: v.key!, id: v.id! }, 'timestamptz', '<'));
-  return q.orderBy('c.created_at', 'desc').orderBy('c.id', 'desc').limit(fetchLimit(shape.limit));
+  return pageRow(db, q.orderBy('c.created_at', 'desc').orderBy('c.id', 'desc').limit(fetchLimit(shape.limit)), 'created_at', shape.limit);
 });
 
 /**

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { SCOPES, type Ctx, type Profile } from './context.js';
+import { SCOPES, type Ctx, type Principal, type Profile } from './context.js';
 import { notFound } from './errors.js';
+import { JsonText } from './json-text.js';
 import { PROFILE_COLUMNS, profileOf } from './authenticate.js';
 import { memberSchema, orgSchema } from './members.js';
 
@@ -13,13 +14,31 @@ export const meSchema = z.object({
 export type Me = z.infer<typeof meSchema>;
 
 /**
- * The caller: member, organization, the token's scopes and whether it is an agent. A token's
- * principal already carries them (read with the token); otherwise one query.
+ * Answers already serialized, per principal that carries its profile. The auth cache hands
+ * every request of a token (or session) the same principal object, and a change of tokens or
+ * members makes it read a new one (principals are replaced, never changed), so an entry lives
+ * exactly as long as what it was made of.
  */
-export async function getMe(ctx: Ctx): Promise<Me> {
-  const { scopes, agent } = ctx.principal;
-  const profile = ctx.principal.profile ?? (await loadProfile(ctx));
-  return { member: profile.member, org: profile.org, scopes: [...scopes], agent };
+const answers = new WeakMap<Principal, JsonText>();
+
+/**
+ * The caller: member, organization, the token's scopes and whether it is an agent. A token's
+ * principal already carries them (read with the token), and its answer is serialized once;
+ * otherwise one query.
+ */
+export async function getMe(ctx: Ctx): Promise<Me | JsonText> {
+  const { principal } = ctx;
+  if (principal.profile === undefined) return meOf(principal, await loadProfile(ctx));
+  let answer = answers.get(principal);
+  if (answer === undefined) {
+    answer = new JsonText(JSON.stringify(meOf(principal, principal.profile)));
+    answers.set(principal, answer);
+  }
+  return answer;
+}
+
+function meOf(principal: Principal, profile: Profile): Me {
+  return { member: profile.member, org: profile.org, scopes: [...principal.scopes], agent: principal.agent };
 }
 
 async function loadProfile(ctx: Ctx): Promise<Profile> {

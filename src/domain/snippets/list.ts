@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { QueryTemplate } from '../../db/query-template.js';
 import type { z } from 'zod';
 import type { Ctx } from '../context.js';
-import { pageJson, type JsonText } from '../json-text.js';
+import { pageJson, pageNumber, pageRow, type JsonText } from '../json-text.js';
 import { checkPosition, fetchLimit, keyset, pageLimit, readCursor } from '../pagination.js';
 import type { SnippetType } from '../../db/schema.js';
 import type { listSnippetsInput } from './fields.js';
@@ -23,7 +23,8 @@ export function searchText(q: string | undefined): string | undefined {
  * search (`snippet_search_query`, migration 0002: `websearch_to_tsquery`, which accepts
  * any text as a query, so no input can make it fail; text without any word matches nothing).
  *
- * Each snippet comes as its JSON, built by Postgres (`snippetJson`).
+ * Each snippet comes as its JSON, built by Postgres (`snippetJson`), and the page as one row
+ * (`pageRow`).
  *
  * `select updated_at, id, <json> from snippets left join snippet_links … where org_id = $org
  *  and (visibility …) and type = $type and tags @> array[$tag] and search @@ snippet_search_query($q)
@@ -37,8 +38,7 @@ export async function listSnippets(ctx: Ctx, input: z.infer<typeof listSnippetsI
   const limit = pageLimit(input);
   const shape: ListShape = { base: publicBaseUrl(ctx), type: input.type !== undefined, tag: input.tag !== undefined, q: q !== undefined, at: at !== undefined, limit };
   const values = { org: ctx.principal.orgId, me: ctx.principal.memberId, type: input.type ?? null, tag: input.tag ?? null, q: q ?? null, key: at?.key ?? null, id: at?.id ?? null };
-  const rows = await snippetPage.execute(ctx.db, shape, values);
-  return pageJson(rows, limit, (r) => ({ key: r.updated_at, id: r.id }), scope);
+  return pageJson(await snippetPage.executeTakeFirst(ctx.db, shape, values), scope);
 }
 
 /** What the list's SQL text depends on: which filters apply, the page size, the links' base. */
@@ -57,12 +57,12 @@ const snippetPage = new QueryTemplate(
     let query = db
       .selectFrom('snippets')
       .leftJoin('snippet_links', (j) => j.onRef('snippet_links.snippet_id', '=', 'snippets.id').on('snippet_links.revoked_at', 'is', null))
-      .select(['snippets.updated_at', 'snippets.id', snippetJsonAt(shape.base).as('json')])
+      .select(['snippets.updated_at', 'snippets.id', snippetJsonAt(shape.base).as('json'), pageNumber('snippets.updated_at', 'snippets.id')])
       .where(visibleToMember(v.org, v.me));
     if (shape.type) query = query.where('snippets.type', '=', v.type as SnippetType);
     if (shape.tag) query = query.where(sql<boolean>`snippets.tags @> array[${v.tag}]::text[]`);
     if (shape.q) query = query.where(sql<boolean>`snippets.search @@ snippet_search_query(${v.q})`);
     if (shape.at) query = query.where(keyset('snippets.updated_at', 'snippets.id', { key: v.key!, id: v.id! }, 'timestamptz', '<'));
-    return query.orderBy('snippets.updated_at', 'desc').orderBy('snippets.id', 'desc').limit(fetchLimit(shape.limit));
+    return pageRow(db, query.orderBy('snippets.updated_at', 'desc').orderBy('snippets.id', 'desc').limit(fetchLimit(shape.limit)), 'updated_at', shape.limit);
   },
 );
