@@ -4,7 +4,7 @@ import type { Database, SnippetsTable } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
 import { notFound } from '../errors.js';
 import { hasIdPrefix } from '../ids.js';
-import { col, isoText, rowJson, textLiteral } from '../json-text.js';
+import { col, isoText, JsonText, rowJson, textLiteral } from '../json-text.js';
 import { toIso } from '../time.js';
 import type { Snippet } from './fields.js';
 import { publicUrl } from './links.js';
@@ -68,6 +68,23 @@ const snippetWithLink = new QueryTemplate('loadSnippet', (db, by: 'id' | 'slug',
     .where(visibleToMember(v.org, v.me))
     .where(by === 'id' ? 'snippets.id' : 'snippets.slug', '=', v.ref),
 );
+
+const snippetJsonRow = new QueryTemplate('getSnippet', (db, shape: { by: 'id' | 'slug'; base: string }, v: { org: string; me: string; ref: string }) =>
+  db
+    .selectFrom('snippets')
+    .leftJoin('snippet_links', (j) => j.onRef('snippet_links.snippet_id', '=', 'snippets.id').on('snippet_links.revoked_at', 'is', null))
+    .select(snippetJsonAt(shape.base).as('json'))
+    .where(visibleToMember(v.org, v.me))
+    .where(shape.by === 'id' ? 'snippets.id' : 'snippets.slug', '=', v.ref),
+);
+
+/** `presentSnippet` of `loadSnippet`, as JSON built by Postgres (`snippetJsonAt`); or 404 `snippet_not_found`. */
+export async function loadSnippetJson(ctx: Ctx, ref: string): Promise<JsonText> {
+  const values = { org: ctx.principal.orgId, me: ctx.principal.memberId, ref };
+  const row = await snippetJsonRow.executeTakeFirst(ctx.db, { by: refKind(ref), base: publicBaseUrl(ctx) }, values);
+  if (!row) throw snippetNotFound(ref);
+  return new JsonText(row.json);
+}
 
 /** One snippet with its active link, or 404 `snippet_not_found`. */
 export async function loadSnippet(ctx: Ctx, ref: string): Promise<SnippetWithLink> {

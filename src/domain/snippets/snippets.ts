@@ -13,7 +13,8 @@ import {
   type updateSnippetInput,
 } from './fields.js';
 import { issueLink, publicUrl, replaceLink } from './links.js';
-import { byRef, loadSnippet, lockSnippet, presentSnippet, snippetNotFound, visibleTo } from './rows.js';
+import { byRef, loadSnippet, loadSnippetJson, lockSnippet, presentSnippet, snippetNotFound, visibleTo } from './rows.js';
+import type { JsonText } from '../json-text.js';
 import { allocateSlug, slugFits, snippetSlug } from './slug.js';
 
 /**
@@ -76,11 +77,10 @@ export async function createSnippet(ctx: Ctx, input: z.infer<typeof createSnippe
 /**
  * A snippet by id (`snp_…`) or slug (what a person typed: `/snippet <slug or id>`), at its
  * current version; 404 `snippet_not_found` when it does not exist, was deleted, is another
- * organization's or another member's private one. Presented in Node: for one row, building
- * the JSON in Postgres measured slower (the database is the busier side on one machine).
+ * organization's or another member's private one. Its JSON is built by Postgres.
  */
-export async function getSnippet(ctx: Ctx, input: z.infer<typeof snippetRefInput>): Promise<Snippet> {
-  return presentSnippet(ctx, await loadSnippet(ctx, input.id));
+export async function getSnippet(ctx: Ctx, input: z.infer<typeof snippetRefInput>): Promise<JsonText> {
+  return loadSnippetJson(ctx, input.id);
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
