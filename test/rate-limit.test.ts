@@ -43,8 +43,11 @@ describe('rate limits (contract §5)', () => {
       await t.api('GET', '/v1/openapi.json', { token: null }),
       // Refused by the router before any hook runs: counted all the same.
       await t.api('GET', '/v1/tokens/%E0%A4%A'),
+      // Refused by Node's HTTP parser before Fastify sees them: counted by address.
+      await t.api('GET', `/v1/tokens?cursor=${'a'.repeat(100_000)}`),
+      await t.api('GET', '/v1/me', { headers: { 'x-padding': 'p'.repeat(100_000) } }),
     ];
-    expect(responses.map((r) => r.status)).toEqual([200, 401, 401, 404, 404, 405, 422, 400, 200, 400]);
+    expect(responses.map((r) => r.status)).toEqual([200, 401, 401, 404, 404, 405, 422, 400, 200, 400, 431, 431]);
     for (const r of responses) expectRateHeaders(r, 1000);
   });
 
@@ -73,6 +76,35 @@ describe('rate limits (contract §5)', () => {
     // Callers without a valid token are counted by address, apart from tokens.
     for (let i = 0; i < 5; i++) expect((await t.api('GET', '/v1/me', { token: null })).status).toBe(401);
     expectEnvelope(await t.api('GET', '/v1/me', { token: null }), 429, 'rate_limited');
+  });
+
+  it('counts what the HTTP parser refuses by address, with Redis too, and answers 429 past the limit; a page is not counted', async () => {
+    // A Redis of its own: the address's count is shared by every server on the same Redis.
+    const redis: PrivateRedis = await startPrivateRedis();
+    cleanups.push(() => redis.stop());
+    const envs: Record<string, string>[] = [{ RATE_LIMIT_PER_MINUTE: '3' }, { RATE_LIMIT_PER_MINUTE: '3', REDIS_URL: redis.url }];
+    for (const env of envs) {
+      const t = await server(env);
+      if (env.REDIS_URL) await waitFor('/readyz ready with Redis up', async () => (await t.api('GET', '/readyz')).body?.status === 'ready');
+      const padded = { token: null, headers: { 'x-padding': 'p'.repeat(100_000) } };
+      // Not an address that is counted: no RateLimit-* and no count.
+      const page = await t.api('GET', '/boards', padded);
+      expectEnvelope(page, 431, 'headers_too_large');
+      expect(page.headers.get('ratelimit-limit')).toBeNull();
+      const remaining: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await t.api('GET', '/v1/me', padded);
+        expectEnvelope(res, 431, 'headers_too_large');
+        remaining.push(expectRateHeaders(res, 3).remaining);
+      }
+      expect(remaining).toEqual([2, 1, 0]);
+      const limited = await t.api('GET', '/v1/me', padded);
+      expectEnvelope(limited, 429, 'rate_limited');
+      expectRateHeaders(limited, 3);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      // The same address, now a well-formed request without a token: the same count.
+      expectEnvelope(await t.api('GET', '/v1/me', { token: null }), 429, 'rate_limited');
+    }
   });
 
   it('shares one count between two processes through Redis', { timeout: 90_000 }, async () => {

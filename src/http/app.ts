@@ -13,13 +13,13 @@ import type { JobRunner } from '../domain/jobs.js';
 import type { Authenticated } from '../domain/authenticate.js';
 import { registerSlack } from '../slack/plugin.js';
 import { AuthCache } from './auth-cache.js';
-import { clientErrorHandler, frameworkErrors, newRequestId } from './client-errors.js';
+import { clientErrors, frameworkErrors, newRequestId } from './client-errors.js';
 import { envelopeFor, MAX_PARAM_LENGTH, PARAM_TOO_LONG, sendError } from './envelope.js';
 import { registerHealth } from './health.js';
 import { registerJsonParser } from './json-parser.js';
 import { registerOpenApi } from './openapi.js';
 import { publicLinkPath, registerPublicLinks } from './public-links.js';
-import { MemoryRateLimiter, RedisRateLimiter, type RateDecision, type RateLimiter } from './rate-limit.js';
+import { MemoryRateLimiter, RedisRateLimiter, rateLimited, type RateDecision, type RateLimiter } from './rate-limit.js';
 import { lazyChildLogger } from './request-logger.js';
 import { registerOperationRoutes } from './routes.js';
 import { routeMethods } from './route-methods.js';
@@ -70,12 +70,13 @@ function isRateLimited(method: string, url: string): boolean {
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 function applyDecision(reply: FastifyReply, decision: RateDecision): void {
+  // Set one by one, as `rateLimitHeaders` lists them, without building its list: every request passes here.
   reply.header('RateLimit-Limit', decision.limit);
   reply.header('RateLimit-Remaining', decision.remaining);
   reply.header('RateLimit-Reset', decision.reset);
   if (!decision.allowed) {
     reply.header('Retry-After', decision.reset);
-    throw new AppError('rate_limited', 429, `Too many requests; retry in ${decision.reset} s.`);
+    throw rateLimited(decision);
   }
 }
 
@@ -107,7 +108,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     genReqId: newRequestId,
     // Before any hook, so before authentication: counted per address, like a request without a token.
     frameworkErrors: frameworkErrors(async (request, reply) => (isRateLimited(request.method, request.url) ? countRequest(reply, `ip:${request.ip}`) : undefined)),
-    clientErrorHandler,
+    clientErrorHandler: clientErrors((method, url, address) => (isRateLimited(method, url) ? limiter.hit(`ip:${address}`) : undefined)),
     requestIdHeader: false,
     // Requests that arrive while draining get the envelope from the onRequest hook instead.
     return503OnClosing: false,

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { AppError } from '../domain/errors.js';
 
 export interface RateDecision {
   limit: number;
@@ -16,6 +17,22 @@ export interface RateLimiter {
 }
 
 const WINDOW_MS = 60_000;
+
+/** The headers that say a decision: RateLimit-* on every counted answer, and Retry-After past the limit. */
+export function rateLimitHeaders(decision: RateDecision): [string, number][] {
+  const headers: [string, number][] = [
+    ['RateLimit-Limit', decision.limit],
+    ['RateLimit-Remaining', decision.remaining],
+    ['RateLimit-Reset', decision.reset],
+  ];
+  if (!decision.allowed) headers.push(['Retry-After', decision.reset]);
+  return headers;
+}
+
+/** The refusal of a request over its limit (429 `rate_limited`), sent with Retry-After. */
+export function rateLimited(decision: RateDecision): AppError {
+  return new AppError('rate_limited', 429, `Too many requests; retry in ${decision.reset} s.`);
+}
 
 function decide(limit: number, count: number, msLeft: number): RateDecision {
   return {
