@@ -6,7 +6,7 @@ import { pageJson, pageNumber, pageRow, type JsonText } from '../json-text.js';
 import { checkPosition, fetchLimit, keyset, pageLimit, readCursor } from '../pagination.js';
 import type { SnippetType } from '../../db/schema.js';
 import type { listSnippetsInput } from './fields.js';
-import { publicBaseUrl, snippetJsonAt, visibleToMember } from './rows.js';
+import { publicBaseUrl, snippetJsonAt, visibleWithLink } from './rows.js';
 
 /**
  * What a person typed as a search, made safe to hand to Postgres: control characters
@@ -54,11 +54,12 @@ interface ListShape {
 const snippetPage = new QueryTemplate(
   'listSnippets',
   (db, shape: ListShape, v: { org: string; me: string; type: SnippetType | null; tag: string | null; q: string | null; key: string | number | null; id: string | null }) => {
-    let query = db
-      .selectFrom('snippets')
-      .leftJoin('snippet_links', (j) => j.onRef('snippet_links.snippet_id', '=', 'snippets.id').on('snippet_links.revoked_at', 'is', null))
-      .select(['snippets.updated_at', 'snippets.id', snippetJsonAt(shape.base).as('json'), pageNumber('snippets.updated_at', 'snippets.id')])
-      .where(visibleToMember(v.org, v.me));
+    let query = visibleWithLink(db, v.org, v.me).select([
+      'snippets.updated_at',
+      'snippets.id',
+      snippetJsonAt(shape.base).as('json'),
+      pageNumber('snippets.updated_at', 'snippets.id'),
+    ]);
     if (shape.type) query = query.where('snippets.type', '=', v.type as SnippetType);
     if (shape.tag) query = query.where(sql<boolean>`snippets.tags @> array[${v.tag}]::text[]`);
     if (shape.q) query = query.where(sql<boolean>`snippets.search @@ snippet_search_query(${v.q})`);

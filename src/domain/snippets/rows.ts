@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, RawBuilder, Selectable } from 'kysely';
+import type { ExpressionBuilder, Kysely, RawBuilder, Selectable } from 'kysely';
 import { QueryTemplate } from '../../db/query-template.js';
 import type { Database, SnippetsTable } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
@@ -60,22 +60,31 @@ export function byRef(ref: string) {
   return (eb: ExpressionBuilder<Database, 'snippets'>) => eb(refKind(ref) === 'id' ? 'snippets.id' : 'snippets.slug', '=', ref);
 }
 
-const snippetWithLink = new QueryTemplate('loadSnippet', (db, by: 'id' | 'slug', v: { org: string; me: string; ref: string }) =>
-  db
+/**
+ * The snippets a member may see (`visibleToMember`), each with its active public link if any:
+ * what every read of snippets selects from.
+ *
+ * `from snippets left join snippet_links on snippet_id = snippets.id and revoked_at is null where <visible>`
+ */
+export function visibleWithLink(db: Kysely<Database>, orgId: string, memberId: string) {
+  return db
     .selectFrom('snippets')
     .leftJoin('snippet_links', (j) => j.onRef('snippet_links.snippet_id', '=', 'snippets.id').on('snippet_links.revoked_at', 'is', null))
+    .where(visibleToMember(orgId, memberId));
+}
+
+const refColumn = (by: 'id' | 'slug') => (by === 'id' ? 'snippets.id' : 'snippets.slug');
+
+const snippetWithLink = new QueryTemplate('loadSnippet', (db, by: 'id' | 'slug', v: { org: string; me: string; ref: string }) =>
+  visibleWithLink(db, v.org, v.me)
     .select([...snippetColumns, 'snippet_links.link'])
-    .where(visibleToMember(v.org, v.me))
-    .where(by === 'id' ? 'snippets.id' : 'snippets.slug', '=', v.ref),
+    .where(refColumn(by), '=', v.ref),
 );
 
 const snippetJsonRow = new QueryTemplate('getSnippet', (db, shape: { by: 'id' | 'slug'; base: string }, v: { org: string; me: string; ref: string }) =>
-  db
-    .selectFrom('snippets')
-    .leftJoin('snippet_links', (j) => j.onRef('snippet_links.snippet_id', '=', 'snippets.id').on('snippet_links.revoked_at', 'is', null))
+  visibleWithLink(db, v.org, v.me)
     .select(snippetJsonAt(shape.base).as('json'))
-    .where(visibleToMember(v.org, v.me))
-    .where(shape.by === 'id' ? 'snippets.id' : 'snippets.slug', '=', v.ref),
+    .where(refColumn(shape.by), '=', v.ref),
 );
 
 /** `presentSnippet` of `loadSnippet`, as JSON built by Postgres (`snippetJsonAt`); or 404 `snippet_not_found`. */
