@@ -105,6 +105,29 @@ describe('removing a member in the web app', { timeout: 90_000 }, () => {
     }
   });
 
+  it('lines up every row: the role menu and the sign-in link sit at the same place, with Remove or without (the owner’s row)', async () => {
+    const { context, page } = await signedInContext(fx.browser, fx.server.api);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await removeButtons(page);
+    const rows = await page.locator('li[data-member]').all();
+    expect(rows.length).toBeGreaterThanOrEqual(4);
+    const boxes = await Promise.all(
+      rows.map(async (row) => {
+        const role = (await row.getByRole('button', { name: /Role of/ }).boundingBox())!;
+        const link = (await row.getByRole('button', { name: 'Sign-in link' }).boundingBox())!;
+        return { role, link, name: await row.locator('.grow > div').first().innerText() };
+      }),
+    );
+    const [first] = boxes;
+    for (const b of boxes) {
+      expect(Math.abs(b.role.x - first!.role.x), `${b.name}: role menu`).toBeLessThanOrEqual(1);
+      expect(Math.abs(b.link.x - first!.link.x), `${b.name}: sign-in link`).toBeLessThanOrEqual(1);
+      // The menu and the buttons share a middle line.
+      expect(Math.abs(b.role.y + b.role.height / 2 - (b.link.y + b.link.height / 2)), `${b.name}: middles`).toBeLessThanOrEqual(2);
+    }
+    await context.close();
+  });
+
   it('offers a plain member and a viewer no management: no Add member, no role to change; a member a sign-in link for themselves only', async () => {
     const { ada, grace, linus } = fx.seeded.members;
     /** The management controls on the members page: Add member, enabled role selects, rows with a Sign-in link. */

@@ -66,10 +66,10 @@ export function CardPage() {
       <TitleEditor title={c.title} onSave={(title) => patch.mutate({ title })} />
       <div className="card-fields panel">
         <SelectField label="Status" value={c.workflow_status} options={statusOptions} onChange={(s) => patch.mutate({ workflow_status: s as Card['workflow_status'] })} testId="status-select" />
-        <div className="row" style={{ alignItems: 'flex-end' }}>
+        <div className="row due-field">
           <DateField label="Due date" value={c.due_on} onChange={(d) => patch.mutate({ due_on: d })} />
           {c.due_on && (
-            <button type="button" className="button small" style={{ marginBottom: 12 }} onClick={() => patch.mutate({ due_on: null })}>
+            <button type="button" className="button small" onClick={() => patch.mutate({ due_on: null })}>
               Clear
             </button>
           )}

@@ -66,8 +66,10 @@ export function MembersPage() {
                 isDisabled={!mayManage(m)}
                 onChange={(r) => r !== m.role && setRole.mutate({ m, role: r as Role })}
               />
-              {mayLink(m) && <SigninLink member={m} />}
-              {mayRemove(m) && <RemoveMember member={m} self={m.id === me.data?.member.id} orgName={me.data?.org.name ?? 'the organization'} />}
+              <div className="member-actions">
+                {mayLink(m) && <SigninLink member={m} />}
+                {mayRemove(m) && <RemoveMember member={m} self={m.id === me.data?.member.id} orgName={me.data?.org.name ?? 'the organization'} />}
+              </div>
             </li>
           ))}
         </ul>
