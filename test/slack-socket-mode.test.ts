@@ -7,8 +7,8 @@ import { commandBody, slackClient } from './helpers/slack-request.js';
 import { spawnTack, type ServingTack } from './helpers/spawn.js';
 import { waitFor } from './helpers/wait.js';
 
-// Socket Mode needs Slack's WebSocket endpoint, which the fake does not serve: this checks
-// the wiring (who is asked for a connection, with which token) and that HTTP is off.
+// The wiring alone (who is asked for a connection, with which token) and that HTTP is off;
+// Slack refuses the socket here. Commands over a socket are below.
 describe('with SLACK_APP_TOKEN (Socket Mode)', () => {
   let fake: FakeSlack;
   let t: TestServer;
@@ -93,5 +93,60 @@ describe('Socket Mode when Slack misbehaves', () => {
     expect(tack!.exit).toBeUndefined();
     expect(unhandled()[0]).toContain('invalid_auth');
     expect((await fetch(`${tack!.url}/healthz`)).status).toBe(200);
+  });
+});
+
+/**
+ * A slash command delivered over the socket, as Slack sends it (an envelope of type
+ * `slash_commands`): acked on the socket by its envelope id, answered through its
+ * response_url, acting once when the same command comes again.
+ */
+describe('Socket Mode delivers commands', () => {
+  const USER = 'U0SOCKET1';
+  let fake: FakeSlack;
+  let socket: FakeSocket;
+  let t: TestServer;
+  beforeAll(async () => {
+    fake = await startFakeSlack();
+    socket = await startFakeSocket();
+    fake.handle('apps.connections.open', { body: { ok: true, url: socket.url } });
+    t = await startTestServer({ SLACK_BOT_TOKEN: 'xoxb-test', SLACK_APP_TOKEN: 'xapp-test', SLACK_API_URL: fake.apiUrl });
+    const me = await t.api('GET', '/v1/me');
+    expect((await t.api('PATCH', `/v1/members/${me.body.member.id}`, { body: { slack_user_id: USER } })).status).toBe(200);
+    await socket.waitForOpened(1);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await socket?.close();
+    await fake?.close();
+  });
+
+  const envelope = (id: string, command: string, text: string, response_url: string) => ({
+    envelope_id: id,
+    type: 'slash_commands',
+    accepts_response_payload: true,
+    payload: Object.fromEntries(new URLSearchParams(commandBody({ command, text, response_url, user_id: USER }))),
+  });
+  const replyTo = (url: string) => fake.waitFor((c) => c.path === new URL(url).pathname);
+  const titles = async () => ((await t.api('GET', '/v1/todos?limit=100')).body.data as { title: string }[]).map((d) => d.title).sort();
+
+  it('acks a command on the socket, answers it through its response_url and acts once on a repeat', async () => {
+    const url = fake.responseUrl();
+    const first = envelope('env-todo-1', '/todo', 'add Over the socket', url);
+    socket.deliver(first);
+    expect(await socket.waitForAck('env-todo-1')).toMatchObject({ envelope_id: 'env-todo-1' });
+    expect((await replyTo(url)).body.text).toContain('Over the socket');
+    expect(await titles()).toEqual(['Over the socket']);
+
+    // The same command again (Slack redelivers an envelope whose ack it missed): acked, dropped.
+    socket.deliver({ ...first, envelope_id: 'env-todo-1-again' });
+    await socket.waitForAck('env-todo-1-again');
+    // A command sent after it is answered; by then the repeat would have acted too.
+    const later = fake.responseUrl();
+    socket.deliver(envelope('env-todo-2', '/todo', 'add After the repeat', later));
+    await socket.waitForAck('env-todo-2');
+    await replyTo(later);
+    expect(await titles()).toEqual(['After the repeat', 'Over the socket']);
+    expect(fake.calls.filter((c) => c.path === new URL(url).pathname)).toHaveLength(1);
   });
 });

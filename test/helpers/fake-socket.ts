@@ -7,8 +7,9 @@ import { waitFor } from './wait.js';
 /**
  * A local stand-in for Slack's Socket Mode WebSocket endpoint (the URL that
  * apps.connections.open hands out): a minimal RFC 6455 server on 127.0.0.1 that greets each
- * connection with Slack's `hello`, answers pings, and can ask everyone to reconnect, as
- * Slack does when it recycles a connection. Enough for the Socket Mode client; no events.
+ * connection with Slack's `hello`, answers pings, can ask everyone to reconnect, as Slack
+ * does when it recycles a connection, and delivers envelopes (a slash command, an event) on
+ * the newest connection, recording what the client sends back (its acks).
  */
 export interface FakeSocket {
   /** `ws://127.0.0.1:<port>/` */
@@ -19,6 +20,10 @@ export interface FakeSocket {
   waitForOpened(n: number, timeoutMs?: number): Promise<void>;
   /** Sends Slack's `disconnect` message on every open connection (the client reconnects). */
   askToReconnect(): void;
+  /** Sends one envelope (`{ envelope_id, type, payload, … }`) on the newest open connection. */
+  deliver(envelope: { envelope_id: string; type: string; payload: unknown } & Record<string, unknown>): void;
+  /** Waits for the client's `n`th ack (default the first) of an envelope (`{ envelope_id, payload? }`) and returns it. */
+  waitForAck(envelopeId: string, n?: number): Promise<Record<string, unknown>>;
   close(): Promise<void>;
 }
 
@@ -57,7 +62,10 @@ const text = (value: unknown) => frame(0x1, Buffer.from(JSON.stringify(value)));
 
 export async function startFakeSocket(): Promise<FakeSocket> {
   const open = new Set<Duplex>();
+  let newest: Duplex | undefined;
   let opened = 0;
+  // The client's text frames, parsed.
+  const received: Record<string, unknown>[] = [];
   const server: Server = createServer((_req, res) => {
     res.writeHead(426);
     res.end();
@@ -66,6 +74,7 @@ export async function startFakeSocket(): Promise<FakeSocket> {
     const accept = createHash('sha1').update(`${req.headers['sec-websocket-key'] ?? ''}${GUID}`).digest('base64');
     socket.write(['HTTP/1.1 101 Switching Protocols', 'Upgrade: websocket', 'Connection: Upgrade', `Sec-WebSocket-Accept: ${accept}`, '', ''].join('\r\n'));
     open.add(socket);
+    newest = socket;
     opened += 1;
     socket.on('error', () => {});
     socket.on('close', () => open.delete(socket));
@@ -75,6 +84,7 @@ export async function startFakeSocket(): Promise<FakeSocket> {
       for (let f = readFrame(pending); f; f = readFrame(pending)) {
         pending = pending.subarray(f.size);
         if (f.opcode === 0x9) socket.write(frame(0xa, f.payload));
+        else if (f.opcode === 0x1) received.push(JSON.parse(f.payload.toString('utf8')) as Record<string, unknown>);
         else if (f.opcode === 0x8) {
           socket.end(frame(0x8, f.payload));
           open.delete(socket);
@@ -92,6 +102,12 @@ export async function startFakeSocket(): Promise<FakeSocket> {
     askToReconnect() {
       for (const s of open) s.write(text({ type: 'disconnect', reason: 'refresh_requested', debug_info: { host: 'fake-socket' } }));
     },
+    deliver(envelope) {
+      if (!newest || !open.has(newest)) throw new Error('no open Socket Mode connection to deliver on');
+      newest.write(text(envelope));
+    },
+    waitForAck: (envelopeId, n = 1) =>
+      waitFor(`ack ${n} of envelope ${envelopeId}`, () => received.filter((m) => m.envelope_id === envelopeId)[n - 1], { timeoutMs: 10_000 }),
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of open) s.destroy();
