@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { startFakeSlack, type FakeResponse, type FakeSlack } from './helpers/fake-slack.js';
 import { startFakeSocket, type FakeSocket } from './helpers/fake-socket.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
-import { commandBody, slackClient } from './helpers/slack-request.js';
+import { blockActionsBody, commandBody, slackClient } from './helpers/slack-request.js';
 import { spawnTack, type ServingTack } from './helpers/spawn.js';
 import { waitFor } from './helpers/wait.js';
 
@@ -148,5 +148,17 @@ describe('Socket Mode delivers commands', () => {
     await replyTo(later);
     expect(await titles()).toEqual(['After the repeat', 'Over the socket']);
     expect(fake.calls.filter((c) => c.path === new URL(url).pathname)).toHaveLength(1);
+  });
+
+  it('acks a Done click on the socket and marks the todo done', async () => {
+    const created = await t.api('POST', '/v1/todos', { body: { title: 'Clicked over the socket' } });
+    expect(created.status).toBe(201);
+    const response_url = fake.responseUrl();
+    const form = new URLSearchParams(blockActionsBody({ action_id: 'todo_done', value: created.body.id, response_url, user_id: USER }));
+    socket.deliver({ envelope_id: 'env-click-1', type: 'interactive', accepts_response_payload: false, payload: JSON.parse(form.get('payload')!) });
+    await socket.waitForAck('env-click-1');
+    expect((await replyTo(response_url)).body.text).toContain('Done: Clicked over the socket');
+    const done = await t.api('GET', '/v1/todos?done=true');
+    expect(done.body.data.find((x: { id: string }) => x.id === created.body.id)?.done).toBe(true);
   });
 });
