@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { startFakeSlack, type FakeResponse, type FakeSlack } from './helpers/fake-slack.js';
 import { startFakeSocket, type FakeSocket } from './helpers/fake-socket.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
-import { blockActionsBody, commandBody, slackClient } from './helpers/slack-request.js';
+import { blockActionsBody, commandBody, eventBody, slackClient } from './helpers/slack-request.js';
 import { spawnTack, type ServingTack } from './helpers/spawn.js';
 import { waitFor } from './helpers/wait.js';
 
@@ -160,5 +160,25 @@ describe('Socket Mode delivers commands', () => {
     expect((await replyTo(response_url)).body.text).toContain('Done: Clicked over the socket');
     const done = await t.api('GET', '/v1/todos?done=true');
     expect(done.body.data.find((x: { id: string }) => x.id === created.body.id)?.done).toBe(true);
+  });
+
+  it('acts on an event once: a retried envelope (retry_attempt) is acked and dropped', async () => {
+    const homeOpened = (user: string) => eventBody({ type: 'app_home_opened', user, channel: 'D0HOME', tab: 'home', event_ts: `${Date.now() / 1000}` });
+    const publishedFor = (user: string) => fake.calls.filter((c) => c.method === 'views.publish' && c.body.user_id === user);
+    // Users of their own (not linked: their tab says how to link), so no other test's work publishes for them.
+    const [first, second] = ['U0SOCKETA', 'U0SOCKETB'];
+    const payload = homeOpened(first);
+    socket.deliver({ envelope_id: 'env-home-1', type: 'events_api', accepts_response_payload: false, retry_attempt: 0, retry_reason: '', payload });
+    await socket.waitForAck('env-home-1');
+    await fake.waitFor((c) => c.method === 'views.publish' && c.body.user_id === first);
+
+    // Slack's retry of the same event, in a new envelope.
+    socket.deliver({ envelope_id: 'env-home-1-retry', type: 'events_api', accepts_response_payload: false, retry_attempt: 1, retry_reason: 'timeout', payload });
+    await socket.waitForAck('env-home-1-retry');
+    // Another event after it is acted on; by then the retry would have been too.
+    socket.deliver({ envelope_id: 'env-home-2', type: 'events_api', accepts_response_payload: false, retry_attempt: 0, retry_reason: '', payload: homeOpened(second) });
+    await socket.waitForAck('env-home-2');
+    await fake.waitFor((c) => c.method === 'views.publish' && c.body.user_id === second);
+    expect(publishedFor(first)).toHaveLength(1);
   });
 });
