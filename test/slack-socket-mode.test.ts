@@ -165,18 +165,26 @@ describe('Socket Mode delivers commands', () => {
   it('acts on an event once: a retried envelope (retry_attempt) is acked and dropped', async () => {
     const homeOpened = (user: string) => eventBody({ type: 'app_home_opened', user, channel: 'D0HOME', tab: 'home', event_ts: `${Date.now() / 1000}` });
     const publishedFor = (user: string) => fake.calls.filter((c) => c.method === 'views.publish' && c.body.user_id === user);
+    const eventEnvelope = (id: string, payload: unknown, retry = 0) => ({
+      envelope_id: id,
+      type: 'events_api',
+      accepts_response_payload: false,
+      retry_attempt: retry,
+      retry_reason: retry > 0 ? 'timeout' : '',
+      payload,
+    });
     // Users of their own (not linked: their tab says how to link), so no other test's work publishes for them.
     const [first, second] = ['U0SOCKETA', 'U0SOCKETB'];
     const payload = homeOpened(first);
-    socket.deliver({ envelope_id: 'env-home-1', type: 'events_api', accepts_response_payload: false, retry_attempt: 0, retry_reason: '', payload });
+    socket.deliver(eventEnvelope('env-home-1', payload));
     await socket.waitForAck('env-home-1');
     await fake.waitFor((c) => c.method === 'views.publish' && c.body.user_id === first);
 
     // Slack's retry of the same event, in a new envelope.
-    socket.deliver({ envelope_id: 'env-home-1-retry', type: 'events_api', accepts_response_payload: false, retry_attempt: 1, retry_reason: 'timeout', payload });
+    socket.deliver(eventEnvelope('env-home-1-retry', payload, 1));
     await socket.waitForAck('env-home-1-retry');
     // Another event after it is acted on; by then the retry would have been too.
-    socket.deliver({ envelope_id: 'env-home-2', type: 'events_api', accepts_response_payload: false, retry_attempt: 0, retry_reason: '', payload: homeOpened(second) });
+    socket.deliver(eventEnvelope('env-home-2', homeOpened(second)));
     await socket.waitForAck('env-home-2');
     await fake.waitFor((c) => c.method === 'views.publish' && c.body.user_id === second);
     expect(publishedFor(first)).toHaveLength(1);

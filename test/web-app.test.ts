@@ -173,7 +173,7 @@ describe('web app in Chromium', { timeout: 90_000 }, () => {
     expect(await diff.locator('.add').allInnerTexts()).toContainEqual(expect.stringContaining("and c.workflow_status <> 'done'"));
     expect(await diff.locator('.del').allInnerTexts()).toContainEqual(expect.stringContaining('group by m.name;'));
     // The diff's lines are set like the code above them, the same size.
-    const fontSize = (selector: string) => page.locator(selector).first().evaluate((el) => getComputedStyle(el).fontSize);
+    const fontSize = (selector: string) => page.locator(selector).first().evaluate((el) => el.ownerDocument.defaultView!.getComputedStyle(el).fontSize);
     expect(await fontSize('[data-testid="diff"] .add')).toBe(await fontSize('[data-testid="snippet-body"] code'));
     await context.close();
   });

@@ -19,7 +19,7 @@ import { registerHealth } from './health.js';
 import { registerJsonParser } from './json-parser.js';
 import { registerOpenApi } from './openapi.js';
 import { publicLinkPath, registerPublicLinks } from './public-links.js';
-import { MemoryRateLimiter, RedisRateLimiter, rateLimited, type RateDecision, type RateLimiter } from './rate-limit.js';
+import { MemoryRateLimiter, RedisRateLimiter, rateLimited, rateLimitHeaders, type RateDecision, type RateLimiter } from './rate-limit.js';
 import { lazyChildLogger } from './request-logger.js';
 import { registerOperationRoutes } from './routes.js';
 import { routeMethods } from './route-methods.js';
@@ -70,14 +70,8 @@ function isRateLimited(method: string, url: string): boolean {
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 function applyDecision(reply: FastifyReply, decision: RateDecision): void {
-  // Set one by one, as `rateLimitHeaders` lists them, without building its list: every request passes here.
-  reply.header('RateLimit-Limit', decision.limit);
-  reply.header('RateLimit-Remaining', decision.remaining);
-  reply.header('RateLimit-Reset', decision.reset);
-  if (!decision.allowed) {
-    reply.header('Retry-After', decision.reset);
-    throw rateLimited(decision);
-  }
+  for (const [name, value] of rateLimitHeaders(decision)) reply.header(name, value);
+  if (!decision.allowed) throw rateLimited(decision);
 }
 
 /** Builds the HTTP app without listening (tests inject or listen on port 0). */

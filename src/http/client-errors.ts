@@ -77,7 +77,8 @@ export function clientErrors(count: CountRefused) {
     const line = requestLine(err.rawPacket);
     const address = socket.remoteAddress;
     const decision = line && address !== undefined ? count(line.method, line.url, address) : undefined;
-    if (decision instanceof Promise) decision.then((d) => refuse(socket, status, d));
+    // A count that fails (it falls back to memory, so it should not) still gets its answer, without the headers.
+    if (decision instanceof Promise) decision.then((d) => refuse(socket, status, d), () => refuse(socket, status, undefined));
     else refuse(socket, status, decision);
   };
 }
