@@ -67,7 +67,7 @@ describe('GET /v1/openapi.json', () => {
     expect(doc.components.schemas.Error.properties.errors.items).toEqual({ $ref: '#/components/schemas/FieldError' });
     for (const op of operations) {
       const statuses = Object.keys(entryOf(op).responses).map(Number);
-      const expected = [400, 401, 403, 422, 429, 500, 503];
+      const expected = [400, 401, 403, 408, 422, 429, 431, 500, 503];
       if (op.params) expected.push(404);
       if (!op.readOnly) expected.push(409, 413, 415);
       for (const status of expected) expect(statuses, `${op.name} answers ${status}`).toContain(status);
@@ -81,9 +81,11 @@ describe('GET /v1/openapi.json', () => {
     }
   });
 
-  it('declares the headers, the Idempotency-Key on writes and the bearer scheme', () => {
+  it('declares the headers, the Idempotency-Key on writes, and the bearer and session schemes', () => {
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
-    expect(doc.security).toEqual([{ bearer: [] }]);
+    // The web app's cookie is a caller of /v1 too (contract section 8): either scheme will do.
+    expect(doc.components.securitySchemes.session).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'tack_session' });
+    expect(doc.security).toEqual([{ bearer: [] }, { session: [] }]);
     for (const name of ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'Idempotent-Replayed']) {
       expect(doc.components.headers[name]?.description, name).toEqual(expect.any(String));
     }
@@ -96,6 +98,23 @@ describe('GET /v1/openapi.json', () => {
       );
     }
     expect(doc.components.parameters.IdempotencyKey).toMatchObject({ name: 'Idempotency-Key', in: 'header', required: false });
+  });
+
+  it('says what each success answers with, where the generic words would be wrong', () => {
+    const success = (name: string) => {
+      const op = operations.find((o) => o.name === name)!;
+      return entryOf(op).responses[String(op.status)].description as string;
+    };
+    expect(success('createSigninLink')).toMatch(/sign-in link/);
+    expect(success('listCriteria')).toMatch(/in their order on the card/);
+    expect(success('listSnippetVersions')).toMatch(/versions, newest first/);
+    expect(success('getSnippetVersion')).toMatch(/^The version/);
+    expect(success('listCardMoves')).toMatch(/One entry per state/);
+    expect(success('rotateSnippetLink')).toMatch(/new public link/);
+    expect(success('getMilestoneStatus')).toMatch(/counts/);
+    expect(success('runJob')).toMatch(/What the run did/);
+    // A list kept in another order never says "newest first".
+    expect(success('listCriteria')).not.toMatch(/newest/);
   });
 
   it('writes dates as format: date and moments as format: date-time', () => {
@@ -120,8 +139,8 @@ describe('GET /v1/openapi.json', () => {
     expect(own.parameters).toBeUndefined();
     expect(own.responses['200'].content['application/json'].schema).toMatchObject({ type: 'object', required: ['openapi', 'info', 'paths'] });
     expect(Object.keys(own.responses['200'].headers)).toEqual(['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']);
-    expect(Object.keys(own.responses)).toEqual(['200', '422', '429', '431', '500', '503']);
-    for (const status of ['422', '429', '431', '500', '503']) expect(deref(own.responses[status]).content['application/json'].schema.allOf).toEqual([{ $ref: '#/components/schemas/Error' }]);
+    expect(Object.keys(own.responses)).toEqual(['200', '400', '408', '422', '429', '431', '500', '503']);
+    for (const status of ['400', '408', '422', '429', '431', '500', '503']) expect(deref(own.responses[status]).content['application/json'].schema.allOf).toEqual([{ $ref: '#/components/schemas/Error' }]);
     // Not an operation of the table: no MCP tool, no CLI command is made of it.
     expect(operations.map((op) => op.name)).not.toContain('getOpenApiDocument');
   });

@@ -87,7 +87,7 @@ const ERRORS: Record<number, ErrorAnswer> = {
     code: 'malformed_request',
     message: 'The request could not be read.',
   },
-  401: { name: 'Unauthorized', description: 'No valid bearer token: missing, malformed, expired or revoked (`unauthorized`).', code: 'unauthorized', message: 'A valid API token is required.' },
+  401: { name: 'Unauthorized', description: 'No valid credentials: a bearer token missing, malformed, expired or revoked, or a session ended or expired (`unauthorized`).', code: 'unauthorized', message: 'A valid API token is required.' },
   403: {
     name: 'Forbidden',
     description: "The token lacks the operation's scope (`insufficient_scope`), or the caller's role or kind does not allow it (`forbidden_role`, `gated_move_requires_human`…).",
@@ -99,6 +99,12 @@ const ERRORS: Record<number, ErrorAnswer> = {
     description: 'A thing the request names does not exist, or belongs to another organization (`<resource>_not_found`; the message names the identifier).',
     code: 'card_not_found',
     message: 'No card with the identifier "ENG-42".',
+  },
+  408: {
+    name: 'RequestTimeout',
+    description: 'The request did not arrive in time: its headers or body came too slowly (`request_timeout`). Send it again; nothing was done.',
+    code: 'request_timeout',
+    message: 'The request took too long to arrive.',
   },
   409: {
     name: 'Conflict',
@@ -135,19 +141,20 @@ const ERRORS: Record<number, ErrorAnswer> = {
  * The statuses an operation can answer besides its success, from what it is: everything
  * can be unreadable, unauthenticated, out of scope, invalid (unknown query fields
  * included), rate-limited or failing; an operation that names things can miss them (404);
- * a write can conflict, including on its Idempotency-Key (409), and carries a body that can
+ * any request can arrive too slowly (408); a write can conflict, including on its Idempotency-Key (409), and carries a body that can
  * be too large or not JSON (413, 415).
  */
 export function errorStatuses(op: Operation): number[] {
   const statuses = [400, 401, 403];
   if (op.namesThings) statuses.push(404);
+  statuses.push(408);
   if (!op.readOnly) statuses.push(409, 413, 415);
   statuses.push(422, 429, 431, 500, 503);
   return statuses;
 }
 
-/** The statuses the OpenAPI document's own address can answer besides 200: a query parameter (422), and what any /v1 request can meet. */
-export const DOCUMENT_ERROR_STATUSES = [422, 429, 431, 500, 503];
+/** The statuses the OpenAPI document's own address can answer besides 200: a query parameter (422), and what any /v1 request can meet (an unreadable or too slow request, too many, too large headers, a fault). */
+export const DOCUMENT_ERROR_STATUSES = [400, 408, 422, 429, 431, 500, 503];
 
 export function errorResponseRefs(statuses: readonly number[]): Record<string, OpenAPIV3_1.ReferenceObject> {
   return Object.fromEntries(statuses.map((status) => [String(status), ref('responses', ERRORS[status]!.name)]));

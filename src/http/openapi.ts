@@ -3,6 +3,7 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import type { Operation } from '../operations/operation.js';
 import { refuseAnyQuery } from '../operations/input-validation.js';
 import { DOCUMENT_ERROR_STATUSES, errorResponseRefs, errorResponses, errorStatuses, headers, idempotencyKey, responseHeaders, schemas } from './openapi-errors.js';
+import { SESSION_COOKIE } from './session-cookie.js';
 import { fieldsOf, jsonSchema } from './openapi-schemas.js';
 
 export const API_VERSION = '0.9.0-beta';
@@ -56,7 +57,8 @@ export function openApiDocument(ops: readonly Operation[]): OpenAPIV3_1.Document
       contact: { name: 'The tack maintainers' },
     },
     servers: [{ url: '/v1', description: 'This server' }],
-    security: [{ bearer: [] }],
+    // Either one: a token, or the web app's session cookie (section 8 of the contract).
+    security: [{ bearer: [] }, { session: [] }],
     tags: [...(Object.keys(TAGS) as Group[]).filter((g) => used.has(g)).map((name) => ({ name, description: TAGS[name].description })), DOCUMENT_TAG],
     paths,
     components: {
@@ -66,6 +68,13 @@ export function openApiDocument(ops: readonly Operation[]): OpenAPIV3_1.Document
           scheme: 'bearer',
           bearerFormat: 'tack_live_…',
           description: 'A tack token: `Authorization: Bearer tack_live_…`. Made with createToken, or printed once at first start.',
+        },
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: SESSION_COOKIE,
+          description:
+            "The web app's session, set by `POST /signin` with a one-time sign-in link's code. It acts with the scopes the member's role allows; a write must come from tack's own origin (else 403 `cross_site_request`). A request with an Authorization header ignores it.",
         },
       },
       schemas,

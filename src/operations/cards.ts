@@ -70,7 +70,7 @@ export const cardOperations = [
     path: '/cards/{id}/moves',
     scope: 'read',
     params: cardKeyInput,
-    output: cardMovesSchema,
+    output: cardMovesSchema.describe('One entry per state: whether you may move the card there, and the refusal code where you may not'),
     run: (ctx, input) => listCardMoves(ctx, input),
   }),
   defineOperation({
@@ -92,7 +92,7 @@ export const cardOperations = [
     scope: 'read',
     params: listCriteriaInput.pick({ id: true }),
     query: listCriteriaInput.omit({ id: true }),
-    output: pageOf(criterionSchema),
+    output: pageOf(criterionSchema).describe("One page of the card's criteria, in their order on the card; `next_cursor` is present when there are more"),
     run: (ctx, input) => listCriteria(ctx, input),
   }),
   defineOperation({

@@ -10,7 +10,7 @@ export const jobOperations = [
     path: '/jobs/{name}/run',
     scope: 'replay',
     params: runJobInput,
-    output: jobResultSchema,
+    output: jobResultSchema.describe('What the run did'),
     // A job sends only what is due and not sent yet: running it again sends nothing twice.
     idempotent: true,
     ownTransactions: true,

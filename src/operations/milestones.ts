@@ -43,7 +43,7 @@ export const milestoneOperations = [
     path: '/milestones/{ref}/status',
     scope: 'read',
     params: milestoneStatusInput,
-    output: milestoneSchema,
+    output: milestoneSchema.describe('The milestone with its counts: cards done and in total, criteria done and in total'),
     run: (ctx, input) => getMilestoneStatus(ctx, input),
   }),
   defineOperation({

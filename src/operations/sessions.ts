@@ -13,7 +13,7 @@ export const sessionOperations = [
     path: '/members/{id}/signin-links',
     scope: 'write',
     params: createSigninLinkInput,
-    output: signinLinkSchema,
+    output: signinLinkSchema.describe('Created: the sign-in link (`url`, one use) and when it expires'),
     status: 201,
     run: (ctx, input) => createSigninLink(ctx, input),
   }),

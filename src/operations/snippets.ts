@@ -81,7 +81,7 @@ export const snippetOperations = [
     path: '/snippets/{id}/link',
     scope: 'write',
     params: snippetRefInput,
-    output: snippetLinkSchema,
+    output: snippetLinkSchema.describe('The new public link; the old one already answers 404'),
     run: (ctx, input) => rotateSnippetLink(ctx, input),
   }),
   defineOperation({
@@ -93,7 +93,7 @@ export const snippetOperations = [
     scope: 'read',
     params: snippetRefInput,
     query: listSnippetVersionsInput.omit({ id: true }),
-    output: pageOf(snippetVersionSchema),
+    output: pageOf(snippetVersionSchema).describe("One page of the snippet's versions, newest first; `next_cursor` is present when there are more"),
     run: (ctx, input) => listSnippetVersions(ctx, input),
   }),
   defineOperation({
@@ -104,7 +104,7 @@ export const snippetOperations = [
     path: '/snippets/{id}/versions/{n}',
     scope: 'read',
     params: snippetVersionRefInput,
-    output: snippetVersionSchema,
+    output: snippetVersionSchema.describe('The version: the body, name, category and tags as they were then'),
     run: (ctx, input) => getSnippetVersion(ctx, input),
   }),
 ];
