@@ -10,6 +10,7 @@ export const MAX_NAME = 200;
 export const MAX_CATEGORY = 200;
 export const MAX_TAG = 50;
 export const MAX_TAGS = 20;
+export const SEARCH_MAX_LENGTH = 1000;
 
 const name = label(MAX_NAME);
 const category = label(MAX_CATEGORY).describe('Free path-like label, such as ops/deploy');
@@ -51,7 +52,9 @@ export const listSnippetsInput = z.object({
   tag: tag.optional().describe('Only snippets carrying this tag'),
   q: z
     .string()
-    .max(100_000, 'must be at most 100000 characters long')
+    // A search, not a document: Postgres parses a query of some ten thousand words past its stack
+    // depth (a 500 that no retry mends), and no search box needs more than a few hundred.
+    .max(SEARCH_MAX_LENGTH, `must be at most ${SEARCH_MAX_LENGTH} characters long`)
     .register(anyText, {})
     .optional()
     .describe('Full-text search over name, category, tags and body (web search syntax: "phrase", or, -word)'),

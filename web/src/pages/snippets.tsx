@@ -46,7 +46,7 @@ export function SnippetsPage() {
         <label htmlFor="snippet-q" className="visually-hidden">
           Search snippets
         </label>
-        <input id="snippet-q" type="search" className="grow" value={q} onChange={(e) => setQ(e.target.value)} placeholder="Search snippets" />
+        <input id="snippet-q" type="search" className="grow" value={q} maxLength={1000} onChange={(e) => setQ(e.target.value)} placeholder="Search snippets" />
         <SelectField
           label="Type"
           hideLabel
