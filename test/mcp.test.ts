@@ -231,6 +231,32 @@ describe.each(transports)('arguments over %s', (_name, connect) => {
     expect(read._meta?.['tack/error']).toMatchObject({ errors: [{ field: 'idempotency_key', code: 'unknown_field' }] });
   });
 
+  it('refuses an argument of another JSON type than its schema says, though /v1 would carry it as text in the URL', async () => {
+    const client = await connect(t.token);
+    const refused = async (name: string, args: Record<string, unknown>) => {
+      const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+      expect(result.isError, `${name} ${JSON.stringify(args)}`).toBe(true);
+      return (result._meta?.['tack/error'] as { errors: unknown[] }).errors;
+    };
+    expect(await refused('listTokens', { limit: '10' })).toEqual([{ field: 'limit', code: 'invalid_type', message: 'limit must be a whole number, such as 25.' }]);
+    expect(await refused('listTodos', { done: 'true', limit: 2.5 })).toEqual([
+      { field: 'done', code: 'invalid_type', message: 'done must be true or false.' },
+      { field: 'limit', code: 'invalid_type', message: 'limit must be a whole number, such as 25.' },
+    ]);
+    const name = `typed ${_name}`;
+    const made = await t.api('POST', '/v1/tokens', { body: { name, scopes: ['read'] } });
+    expect(await refused('revokeToken', { id: [made.body.id] })).toEqual([{ field: 'id', code: 'invalid_type', message: 'id must be text, not a list.' }]);
+    expect(await refused('getSnippetVersion', { id: 123, n: '1' })).toEqual([
+      { field: 'id', code: 'invalid_type', message: 'id must be text.' },
+      { field: 'n', code: 'invalid_type', message: 'n must be a whole number, such as 25.' },
+    ]);
+    // Nothing was revoked; the same calls with their declared types work.
+    expect((await t.api('GET', `/v1/tokens?limit=100`)).body.data.find((tk: { id: string }) => tk.id === made.body.id).revoked_at).toBeNull();
+    const page = (await client.callTool({ name: 'listTokens', arguments: { limit: 1 } })) as CallToolResult;
+    expect((page.structuredContent as { data: unknown[] }).data).toHaveLength(1);
+    expect(((await client.callTool({ name: 'revokeToken', arguments: { id: made.body.id } })) as CallToolResult).isError).toBeFalsy();
+  });
+
   it('applies a write once when it is retried with the same idempotency_key, and says the answer is a replay', async () => {
     const client = await connect(t.token);
     const args = { name: `retried ${_name}`, scopes: ['read'], idempotency_key: `mcp-${randomUUID()}` };

@@ -1,7 +1,8 @@
 import { validationFailed, type FieldError } from '../domain/errors.js';
 import { IDEMPOTENCY_KEY_MESSAGE, IDEMPOTENCY_KEY_PATTERN } from '../domain/idempotency-key.js';
 import { closestField } from '../operations/field-names.js';
-import type { JsonSchema, OperationEntry } from '../operations/manifest.js';
+import { fieldSentence, wrongTypeMessage } from '../operations/issue-messages.js';
+import type { FieldEntry, FieldKind, JsonSchema, OperationEntry } from '../operations/manifest.js';
 
 /** The argument of every write tool that means what the `Idempotency-Key` header means on /v1. */
 export const IDEMPOTENCY_KEY_ARGUMENT = 'idempotency_key';
@@ -38,17 +39,23 @@ export interface ToolCall {
 /**
  * Splits a tool call's arguments into the operation's input and its idempotency key, and
  * refuses what the tool does not take: an unknown argument is a field error `unknown_field`
- * (never dropped silently), as on /v1. The same check on both transports, so stdio and
- * Streamable HTTP answer a bad call alike. Throws a 422 `validation_failed` AppError.
+ * (never dropped silently), as on /v1; so is an argument of the wrong JSON type where /v1
+ * takes it as text in the URL (a path or query field: `limit: "10"`, `id: 123`), which the
+ * URL's text would otherwise hide from validation. The same check on both transports, so
+ * stdio and Streamable HTTP answer a bad call alike. Throws a 422 `validation_failed` AppError.
  */
 export function toolCall(entry: OperationEntry, args: Record<string, unknown>): ToolCall {
-  const known = new Set(entry.fields.map((f) => f.name));
+  const known = new Map(entry.fields.map((f) => [f.name, f]));
   const input: Record<string, unknown> = {};
   const errors: FieldError[] = [];
   let idempotencyKey: string | undefined;
   for (const [name, value] of Object.entries(args)) {
-    if (known.has(name)) input[name] = value;
-    else if (name === IDEMPOTENCY_KEY_ARGUMENT && !entry.readOnly) {
+    const field = known.get(name);
+    if (field) {
+      const wrong = field.in === 'body' ? undefined : wrongType(field, value);
+      if (wrong) errors.push({ field: name, code: 'invalid_type', message: fieldSentence(name, wrongTypeMessage(wrong, value)) });
+      else input[name] = value;
+    } else if (name === IDEMPOTENCY_KEY_ARGUMENT && !entry.readOnly) {
       if (value === undefined || value === null) continue;
       if (typeof value === 'string' && IDEMPOTENCY_KEY_PATTERN.test(value)) idempotencyKey = value;
       else errors.push({ field: name, code: 'invalid', message: `${name} ${IDEMPOTENCY_KEY_MESSAGE}.` });
@@ -58,6 +65,33 @@ export function toolCall(entry: OperationEntry, args: Record<string, unknown>): 
   }
   if (errors.length > 0) throw validationFailed(errors);
   return { input, idempotencyKey };
+}
+
+/**
+ * The kind a path or query argument should have been, when its JSON type is not the one its
+ * schema declares; undefined when it is, or when it is null or absent (an optional value
+ * not given, as before; a required one is refused by validation as missing).
+ */
+function wrongType(field: FieldEntry, value: unknown): Exclude<FieldKind, 'json'> | undefined {
+  if (value === null || value === undefined || field.kind === 'json') return undefined;
+  if (field.kind === 'array') {
+    const item = field.items ?? 'json';
+    return Array.isArray(value) && value.every((v) => item === 'json' || isKind(item, v)) ? undefined : 'array';
+  }
+  return isKind(field.kind, value) ? undefined : field.kind;
+}
+
+function isKind(kind: Exclude<FieldKind, 'array' | 'json'>, value: unknown): boolean {
+  switch (kind) {
+    case 'string':
+      return typeof value === 'string';
+    case 'integer':
+      return Number.isInteger(value);
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+  }
 }
 
 /** A sentence naming what the tool does take (and the likely meant one), so a caller that guessed a name can correct it. */

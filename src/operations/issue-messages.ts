@@ -54,6 +54,11 @@ const NOUNS: Record<string, string> = {
   null: 'null',
 };
 
+/** What a value of the wrong JSON type is told, in `issueMessage`'s words: `must be a whole number, such as 25`. */
+export function wrongTypeMessage(kind: 'string' | 'integer' | 'number' | 'boolean' | 'array', input: unknown): string {
+  return typeMessage(kind === 'integer' ? 'int' : kind, input, undefined);
+}
+
 function typeMessage(expected: string, input: unknown, inst: unknown): string {
   if (input === undefined) return 'is required';
   const wantsInt = expected === 'int' || (expected === 'number' && inst instanceof z.ZodNumber && inst.isInt);
