@@ -110,6 +110,23 @@ describe('tools', () => {
     expect(create.inputSchema.required).toEqual(['name']);
   });
 
+  it('spells every schema with one type per node, as single-type dialects (and the Inspector\'s --strict) want', async () => {
+    const unions: string[] = [];
+    const walk = (node: unknown, path: string) => {
+      if (Array.isArray(node)) node.forEach((n, i) => walk(n, `${path}/${i}`));
+      else if (node !== null && typeof node === 'object') {
+        if (Array.isArray((node as { type?: unknown }).type)) unions.push(path);
+        for (const [key, value] of Object.entries(node)) walk(value, `${path}/${key}`);
+      }
+    };
+    for (const tool of httpTools) walk({ inputSchema: tool.inputSchema, outputSchema: tool.outputSchema }, tool.name);
+    expect(unions).toEqual([]);
+    // A nullable field is a choice of two types, its description outside them.
+    const getMe = httpTools.find((x) => x.name === 'getMe')!;
+    const member = (getMe.outputSchema!.properties as Record<string, { properties: Record<string, unknown> }>).member!;
+    expect(member.properties.email).toEqual({ anyOf: [{ type: 'string' }, { type: 'null' }] });
+  });
+
   it('lists exactly the same tools over stdio (`tack mcp`)', async () => {
     const client = await stdioClient(t.token);
     expect((await client.listTools()).tools).toEqual(httpTools);
@@ -435,11 +452,15 @@ describe.each(transports)('editing over %s', (_name, connect) => {
 describe('the /mcp endpoint', () => {
   it('answers 401 in the envelope without a valid token', async () => {
     const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
-    for (const token of [null, 'tack_live_invalid']) {
+    // RFC 6750: no token, no error code; a token sent and refused is an invalid_token.
+    for (const [token, challenge] of [
+      [null, 'Bearer realm="tack"'],
+      ['tack_live_invalid', 'Bearer realm="tack", error="invalid_token"'],
+    ] as const) {
       const res = await t.api('POST', '/mcp', { token, body: init, headers: { accept: 'application/json, text/event-stream' } });
       expect(res.status).toBe(401);
       expect(res.body).toMatchObject({ code: 'unauthorized', http_status: 401 });
-      expect(res.headers.get('www-authenticate')).toBe('Bearer realm="tack"');
+      expect(res.headers.get('www-authenticate')).toBe(challenge);
     }
     await expect(httpClient('tack_live_invalid')).rejects.toThrow();
   });

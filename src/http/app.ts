@@ -88,8 +88,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
    * `rate_limited` past the limit. Without a promise when the limiter answers at once (in
    * memory): undefined then means counted and allowed.
    */
-  const countRequest = (reply: FastifyReply, key: string): Promise<void> | undefined => {
-    const decision = limiter.hit(key);
+  const countRequest = (reply: FastifyReply, key: string, weight?: number): Promise<void> | undefined => {
+    const decision = limiter.hit(key, weight);
     if (decision instanceof Promise) return decision.then((d) => applyDecision(reply, d));
     applyDecision(reply, decision);
     return undefined;
@@ -226,7 +226,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerOperationRoutes(app, operations, runtime);
   registerPublicLinks(app, { db: deps.db, publicBaseUrl: deps.config.publicBaseUrl });
   await registerSlack(app, { config: deps.config, runtime, log: deps.log });
-  await app.register(mcpHttpTransport, { operations, runtime });
+  await app.register(mcpHttpTransport, {
+    operations,
+    runtime,
+    // The messages of a batch past its first, which onRequest counted: each is a call.
+    countMore: (request, reply, messages) => countRequest(reply, `tok:${request.principal!.tokenId}`, messages),
+  });
   await app.register(async (web) => {
     // Cookies are parsed and set by the pages and sign-in only; /v1 reads its session cookie itself.
     await web.register(cookie);

@@ -11,8 +11,11 @@ export interface RateDecision {
 }
 
 export interface RateLimiter {
-  /** Counts one request; in memory the decision comes at once, without a promise (the hot path). */
-  hit(key: string): RateDecision | Promise<RateDecision>;
+  /**
+   * Counts one request (or `weight`: a batch of MCP messages counts each); in memory the
+   * decision comes at once, without a promise (the hot path).
+   */
+  hit(key: string, weight?: number): RateDecision | Promise<RateDecision>;
   close(): void;
 }
 
@@ -56,14 +59,14 @@ export class MemoryRateLimiter implements RateLimiter {
     this.#sweep.unref();
   }
 
-  hit(key: string): RateDecision {
+  hit(key: string, weight = 1): RateDecision {
     const t = this.now();
     let w = this.#windows.get(key);
     if (!w || w.resetAt <= t) {
       w = { count: 0, resetAt: t + WINDOW_MS };
       this.#windows.set(key, w);
     }
-    w.count++;
+    w.count += weight;
     return decide(this.limit, w.count, w.resetAt - t);
   }
 
@@ -73,8 +76,8 @@ export class MemoryRateLimiter implements RateLimiter {
 }
 
 const SCRIPT = `
-local c = redis.call('INCR', KEYS[1])
-if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local c = redis.call('INCRBY', KEYS[1], ARGV[2])
+if c == tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 local t = redis.call('PTTL', KEYS[1])
 return {c, t}`;
 
@@ -125,18 +128,18 @@ export class RedisRateLimiter implements RateLimiter {
     return this.#retryAt !== null;
   }
 
-  async hit(key: string): Promise<RateDecision> {
+  async hit(key: string, weight = 1): Promise<RateDecision> {
     if (this.#retryAt !== null) {
       if (!this.#probing && this.#now() >= this.#retryAt) void this.#probe();
-      return this.#fallback.hit(key);
+      return this.#fallback.hit(key, weight);
     }
-    if (this.redis.status !== 'ready') return this.#open(key, new Error(`redis ${this.redis.status}`));
+    if (this.redis.status !== 'ready') return this.#open(key, weight, new Error(`redis ${this.redis.status}`));
     try {
-      const hit = (this.redis as unknown as RateHitCommand).tackRateHit(this.#prefix + key, WINDOW_MS);
+      const hit = (this.redis as unknown as RateHitCommand).tackRateHit(this.#prefix + key, WINDOW_MS, weight);
       const [count, ttl] = (await this.#withTimeout(hit)) as [number, number];
       return decide(this.limit, count, ttl > 0 ? ttl : WINDOW_MS);
     } catch (err) {
-      return this.#open(key, err);
+      return this.#open(key, weight, err);
     }
   }
 
@@ -150,12 +153,12 @@ export class RedisRateLimiter implements RateLimiter {
     return Promise.race([command, late]).finally(() => clearTimeout(timer));
   }
 
-  #open(key: string, err: unknown): RateDecision {
+  #open(key: string, weight: number, err: unknown): RateDecision {
     if (this.#retryAt === null) {
       this.log.warn({ err: (err as Error).message }, "Redis is unavailable: rate limits fall back to this process's memory");
     }
     this.#retryAt = this.#now() + this.#retryAfterMs;
-    return this.#fallback.hit(key);
+    return this.#fallback.hit(key, weight);
   }
 
   /** One PING in the background; an answer in time closes the circuit, anything else keeps it open. */
@@ -179,5 +182,5 @@ export class RedisRateLimiter implements RateLimiter {
 }
 
 interface RateHitCommand {
-  tackRateHit(key: string, windowMs: number): Promise<unknown>;
+  tackRateHit(key: string, windowMs: number, weight: number): Promise<unknown>;
 }

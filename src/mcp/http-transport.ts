@@ -1,7 +1,8 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { VERSION } from '../version.js';
 import type { Principal } from '../domain/context.js';
+import { AppError } from '../domain/errors.js';
 import { mapError } from '../http/envelope.js';
 import { principalOf } from '../http/routes.js';
 import { execute, type Runtime } from '../operations/execute.js';
@@ -11,6 +12,7 @@ import { parseOperationInput } from '../operations/operation-input.js';
 import { createToolServer, toolCatalog, type ToolInvoker } from './tool-server.js';
 import { toolCall } from './tool-arguments.js';
 import { errorResult, successResult } from './tools.js';
+import { INVALID_REQUEST, PARSE_ERROR, unreadable } from './json-rpc-input.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -23,6 +25,31 @@ export function isMcpUrl(url: string): boolean {
 export interface McpHttpOptions {
   operations: readonly Operation[];
   runtime: Runtime;
+  /** Counts `messages` more requests against the caller's rate limit (a batch's); throws 429 past it. */
+  countMore: (request: FastifyRequest, reply: FastifyReply, messages: number) => Promise<void> | undefined;
+}
+
+/** A body that is not JSON, as the parser hands it on: answered in JSON-RPC's words, not the envelope's. */
+const NOT_JSON = Symbol('not JSON');
+
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * MCP's rule against DNS rebinding: a request that says it comes from a web page (`Origin`)
+ * is served only from tack's own origin (APP_URL's). Not the Host's: a rebound name is the
+ * Host too. Clients that are not browsers send no Origin.
+ */
+function refuseForeignOrigin(request: FastifyRequest, appUrl: string | undefined): void {
+  const sent = request.headers.origin;
+  if (sent === undefined) return;
+  if (appUrl !== undefined && originOf(sent) === originOf(appUrl)) return;
+  throw new AppError('forbidden_origin', 403, `MCP requests from a web page are taken from tack's own origin only, not from ${JSON.stringify(sent.slice(0, 200))}.`);
 }
 
 /** Headers of the SDK's answer that Fastify sets itself. */
@@ -50,18 +77,48 @@ export async function mcpHttpTransport(app: FastifyInstance, opts: McpHttpOption
     }
   };
 
+  // This plugin's own JSON parser: a body that is not JSON is JSON-RPC's parse error, and
+  // keys Fastify's parser refuses as prototype poisoning are plain data to `JSON.parse`: a
+  // tool argument named `__proto__` reaches `toolCall` as an own key, refused as unknown like
+  // any other (tool-server.ts reads a call's arguments without copying them).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim().length === 0) return done(null, undefined);
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return done(null, NOT_JSON);
+    }
+    done(null, message);
+  });
+
   app.post(MCP_PATH, {
-    preValidation: async (request, reply) => {
-      if (!request.principal) reply.header('WWW-Authenticate', 'Bearer realm="tack"');
+    // Before the body is read: a page of another origin, or a caller without a token, sends none.
+    preParsing: async (request, reply, payload) => {
+      refuseForeignOrigin(request, opts.runtime.appUrl);
+      if (!request.principal) {
+        // RFC 6750: a token that was sent and refused is an invalid_token; no token, no error code.
+        reply.header('WWW-Authenticate', request.headers.authorization === undefined ? 'Bearer realm="tack"' : 'Bearer realm="tack", error="invalid_token"');
+      }
       principalOf(request);
+      return payload;
     },
     handler: async (request, reply) => {
       const principal = principalOf(request);
+      const body = request.body;
+      if (body === NOT_JSON) return sendJsonRpc(reply, 400, unreadable(PARSE_ERROR, 'Parse error: the body is not valid JSON.'));
+      if (Array.isArray(body)) {
+        if (body.length === 0) return sendJsonRpc(reply, 400, unreadable(INVALID_REQUEST, 'Invalid Request: a batch needs at least one message.'));
+        // Each message of a batch is a call of its own; onRequest counted the first.
+        if (body.length > 1) await opts.countMore(request, reply, body.length - 1);
+      }
       const server = createToolServer(catalog, invoker(request, principal), VERSION);
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await server.connect(transport);
       try {
-        const response = await transport.handleRequest(webRequest(request), { parsedBody: request.body });
+        const response = await transport.handleRequest(webRequest(request), { parsedBody: body });
         reply.code(response.status);
         response.headers.forEach((value, name) => {
           if (!OWN_HEADERS.has(name)) reply.header(name, value);
@@ -76,6 +133,10 @@ export async function mcpHttpTransport(app: FastifyInstance, opts: McpHttpOption
 
   // No server-initiated stream and no sessions: GET and DELETE are not offered, so they are
   // 405 with Allow: POST, like any known path asked with another method (route-methods.ts).
+}
+
+function sendJsonRpc(reply: FastifyReply, status: number, text: string): FastifyReply {
+  return reply.code(status).type('application/json').send(text);
 }
 
 /** The SDK transport reads headers (Accept, Content-Type, protocol version) from a web Request. */

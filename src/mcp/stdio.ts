@@ -10,6 +10,7 @@ import { VERSION } from '../version.js';
 import { toolCall } from './tool-arguments.js';
 import { createToolServer, toolCatalog, type ToolInvoker } from './tool-server.js';
 import { errorResult, successResult } from './tools.js';
+import { jsonRpcLines } from './stdio-lines.js';
 
 interface Me {
   member: { id: string; name: string; role: string };
@@ -59,9 +60,12 @@ export async function runStdioServer(): Promise<void> {
     },
     VERSION,
   );
-  await server.connect(new StdioServerTransport());
-  // The client closing our stdin is the end of the session, once the calls it made are answered.
-  process.stdin.once('end', () => {
+  const lines = jsonRpcLines(process.stdout);
+  process.stdin.pipe(lines);
+  await server.connect(new StdioServerTransport(lines, process.stdout));
+  // The client closing our stdin is the end of the session, once the calls it made are answered
+  // (the last line read: `lines` ends after stdin, once the transport has read what it passed on).
+  lines.once('end', () => {
     // The SDK starts a handler, and writes its answer, a turn after the message or the result.
     const turn = () => new Promise((resolve) => setImmediate(resolve));
     void (async () => {

@@ -1,12 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  type CallToolResult,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { ErrorCode, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import type { OperationEntry } from '../operations/manifest.js';
 import { toolFor } from './tools.js';
 
@@ -36,10 +31,39 @@ export function toolCatalog(entries: readonly OperationEntry[]): ToolCatalog {
 export function createToolServer(catalog: ToolCatalog, invoke: ToolInvoker, version: string): Server {
   const server = new Server({ name: 'tack', version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: catalog.tools }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const entry = catalog.entries.get(request.params.name);
-    if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-    return invoke(entry, request.params.arguments ?? {});
+  // Registered with a schema that leaves `params` as sent, past Server's own wrapper for
+  // tools/call. Parsed with the SDK's CallToolRequestSchema, a malformed call (`arguments:
+  // []`, no `name`) was -32603 "internal error" with the validator's dump, and the arguments
+  // were copied key by key, which dropped one named `__proto__` without a word. tack reads
+  // the call itself: -32602 with a sentence, and every argument reaches `toolCall`.
+  Protocol.prototype.setRequestHandler.call(server, TOOLS_CALL, async (request: z.infer<typeof TOOLS_CALL>) => {
+    const call = readToolCall(request.params);
+    const entry = catalog.entries.get(call.name);
+    if (!entry) throw invalidParams(`There is no tool named ${JSON.stringify(call.name)}; tools/list names the ${catalog.tools.length} there are.`);
+    return invoke(entry, call.args);
   });
   return server;
+}
+
+const TOOLS_CALL = z.looseObject({ method: z.literal('tools/call'), params: z.unknown() });
+
+/**
+ * A JSON-RPC "invalid params" error (-32602) whose message is the sentence alone: the SDK's
+ * McpError puts "MCP error -32602: " into its message, and clients add it again.
+ */
+function invalidParams(message: string): Error {
+  return Object.assign(new Error(message), { code: ErrorCode.InvalidParams });
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `params` of a tools/call: a tool's name and its arguments (none when absent). */
+function readToolCall(params: unknown): { name: string; args: Record<string, unknown> } {
+  if (!isPlainObject(params)) throw invalidParams('tools/call takes params {"name": "<tool>", "arguments": {…}}.');
+  if (typeof params.name !== 'string') throw invalidParams('tools/call needs params.name: the name of the tool to call, as tools/list gives it.');
+  const args = params.arguments;
+  if (args !== undefined && !isPlainObject(args)) throw invalidParams(`params.arguments must be an object of ${params.name}'s arguments by name.`);
+  return { name: params.name, args: args ?? {} };
 }

@@ -1,5 +1,6 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { OperationEntry } from '../operations/manifest.js';
+import { portableTypes } from './portable-schema.js';
 import { toolInputSchema } from './tool-arguments.js';
 
 /** What an error answer carries: the /v1 envelope (request_id when a server request made it). */
@@ -23,7 +24,7 @@ export function toolFor(entry: OperationEntry): Tool {
     description: `${entry.summary}. Same as ${entry.method} /v1${entry.path}; needs a token with the ${entry.scope} scope.${
       entry.list ? ' Returns one page: pass next_cursor back as cursor for the next.' : ''
     }${entry.readOnly ? '' : ' Pass idempotency_key to retry safely.'}`,
-    inputSchema: toolInputSchema(entry) as Tool['inputSchema'],
+    inputSchema: portableTypes(toolInputSchema(entry)) as Tool['inputSchema'],
     annotations: {
       title: entry.summary,
       readOnlyHint: entry.readOnly,
@@ -33,7 +34,7 @@ export function toolFor(entry: OperationEntry): Tool {
       openWorldHint: false,
     },
   };
-  if (entry.outputSchema) tool.outputSchema = entry.outputSchema as Tool['outputSchema'];
+  if (entry.outputSchema) tool.outputSchema = portableTypes(entry.outputSchema) as Tool['outputSchema'];
   return tool;
 }
 
