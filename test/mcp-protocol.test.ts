@@ -126,11 +126,21 @@ describe('a message that cannot be read', () => {
     expect(empty.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: a batch needs at least one message.' } });
   });
 
-  it('is answered over stdio too (a line that is not JSON, a batch), and the calls after it still are', async () => {
-    const answers = await overStdio(['not json at all', JSON.stringify([call(7, { name: 'getMe', arguments: {} })]), JSON.stringify(call(8, { name: 'getMe', arguments: {} }))]);
+  it('is invalid params (-32602) for an initialize without its params, not an internal error', async () => {
+    for (const params of [undefined, {}, { protocolVersion: '2025-06-18', capabilities: {} }]) {
+      const res = await t.api('POST', '/mcp', { body: { jsonrpc: '2.0', id: 9, method: 'initialize', params }, headers: HEADERS });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ jsonrpc: '2.0', id: 9, error: { code: -32602, message: expect.stringMatching(/^initialize takes params \{"protocolVersion"/) } });
+    }
+  });
+
+  it('is answered over stdio too (a line that is not JSON, a batch, a bare initialize), and the calls after it still are', async () => {
+    const bareInitialize = JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'initialize' });
+    const answers = await overStdio(['not json at all', JSON.stringify([call(7, { name: 'getMe', arguments: {} })]), bareInitialize, JSON.stringify(call(8, { name: 'getMe', arguments: {} }))]);
     expect(answers).toEqual([
       { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: a line that is not valid JSON.' } },
       { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: tack mcp reads one message per line, not batches.' } },
+      { jsonrpc: '2.0', id: 6, error: { code: -32602, message: expect.stringMatching(/^initialize takes params/) } },
       expect.objectContaining({ id: 8, result: expect.objectContaining({ structuredContent: expect.objectContaining({ agent: false }) }) }),
     ]);
   }, 30_000);

@@ -8,3 +8,23 @@ export const INVALID_REQUEST = -32600;
 export function unreadable(code: number, message: string): string {
   return JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } });
 }
+
+/** JSON-RPC's "invalid params". */
+export const INVALID_PARAMS = -32602;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The answer to an `initialize` whose params are not an initialize's, or undefined. The SDK
+ * answers one with -32603 "internal error" and its validator's dump; this is -32602 with a
+ * sentence, to the request's own id.
+ */
+export function malformedInitialize(message: unknown): string | undefined {
+  if (!isPlainObject(message) || message.method !== 'initialize' || !('id' in message)) return undefined;
+  const params = message.params;
+  if (isPlainObject(params) && typeof params.protocolVersion === 'string' && isPlainObject(params.capabilities) && isPlainObject(params.clientInfo)) return undefined;
+  const error = { code: INVALID_PARAMS, message: 'initialize takes params {"protocolVersion": "…", "capabilities": {…}, "clientInfo": {"name": "…", "version": "…"}}.' };
+  return JSON.stringify({ jsonrpc: '2.0', id: message.id, error });
+}
