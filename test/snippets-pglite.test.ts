@@ -37,7 +37,8 @@ describe('snippets on PGlite', () => {
     expect((await t.api('GET', `/v1/snippets/${s.id}/versions/1`)).body.body).toBe('select 1');
     expect((await t.api('GET', `/v1/snippets/${s.id}/versions`)).body.data.map((v: { version: number }) => v.version)).toEqual([2, 1]);
 
-    for (const q of ['canary', '"unclosed', "' or 1=1 --", 'a\u0000b', '🎉', 'x'.repeat(10_000)]) {
+    // Any text a q may be, up to its 1,000 characters: the most words, phrases, alternatives and exclusions.
+    for (const q of ['canary', '"unclosed', "' or 1=1 --", 'a\u0000b', '🎉', 'x'.repeat(1_000), 'ab '.repeat(333), '"a b" '.repeat(166), 'a or '.repeat(200), '-a '.repeat(333)]) {
       const res = await t.api('GET', `/v1/snippets?${new URLSearchParams({ q })}`);
       expect(res.status).toBe(200);
       if (q === 'canary') expect(res.body.data.map((x: { id: string }) => x.id)).toEqual([s.id]);
