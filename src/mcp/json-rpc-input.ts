@@ -12,7 +12,7 @@ export function unreadable(code: number, message: string): string {
 /** JSON-RPC's "invalid params". */
 export const INVALID_PARAMS = -32602;
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

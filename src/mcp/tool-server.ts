@@ -3,6 +3,7 @@ import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { ErrorCode, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { OperationEntry } from '../operations/manifest.js';
+import { isPlainObject } from './json-rpc-input.js';
 import { toolFor } from './tools.js';
 
 /** Runs one operation for a tool call; answers domain errors as `isError` results, never throws them. */
@@ -53,10 +54,6 @@ const TOOLS_CALL = z.looseObject({ method: z.literal('tools/call'), params: z.un
  */
 function invalidParams(message: string): Error {
   return Object.assign(new Error(message), { code: ErrorCode.InvalidParams });
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** `params` of a tools/call: a tool's name and its arguments (none when absent). */
