@@ -38,6 +38,9 @@ describe('the Done button of a reminder', () => {
     const [reminder] = fake.messages(dm);
     expect(reminder).toBeDefined();
     expect(remindersIn(fake.calls)).toHaveLength(1);
+    // As posted (the fake's message changes with chat.update).
+    const posted = { text: reminder!.text, headingId: (reminder!.blocks as { block_id?: string }[])[0]!.block_id };
+    expect(posted.text).toMatch(/^Reminder: "Write the tests"/);
 
     // Clicked hours later: the response_url Slack sends along is dead by then.
     now = new Date('2026-03-12T15:00:00Z');
@@ -51,11 +54,13 @@ describe('the Done button of a reminder', () => {
     expect(res.status).toBe(200);
 
     const update = await fake.waitFor((c) => c.method === 'chat.update', 10_000);
-    expect(update.body).toMatchObject({ channel: dm, ts: reminder!.ts, text: 'Done: Write the tests' });
+    // The reminder keeps its own words for notifications; the todo's block says it is done.
+    expect(update.body).toMatchObject({ channel: dm, ts: reminder!.ts, text: posted.text });
     const blocks = JSON.stringify(update.body.blocks);
     expect(blocks).toContain('~Write the tests~ done');
     expect(blocks).not.toContain('"action_id":"todo_done"');
-    expect(update.body.blocks[0].block_id).toBe('tack_reminder');
+    expect(update.body.blocks[0].block_id).toBe(posted.headingId);
+    expect(posted.headingId).toBe('tack_reminder:1');
     expect(fake.messages(dm)[0]!.blocks).toEqual(update.body.blocks);
     expect(fake.callsTo('response')).toEqual([]);
 

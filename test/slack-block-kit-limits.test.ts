@@ -108,6 +108,8 @@ function problems(blocks: Any[], maxBlocks: number): string[] {
   const text = (t: Any | undefined, max: number, where: string) => {
     if (!t) return;
     check(typeof t.text === 'string' && t.text.length > 0 && t.text.length <= max, `${where}: text of ${t.text?.length} characters (max ${max})`);
+    // Users' < and > are escaped, so every < opens a link of ours: one cut short would show as broken text.
+    if (t.type === 'mrkdwn' && typeof t.text === 'string') check(t.text.split('<').length === t.text.split('>').length, `${where}: a link cut open`);
     if (t.type === 'mrkdwn') {
       // What users wrote is escaped: no mention, broadcast or link comes from it (a channel
       // link the app makes from Slack's own channel id is fine).
@@ -167,8 +169,19 @@ function problems(blocks: Any[], maxBlocks: number): string[] {
   return out;
 }
 
+/** Every text in blocks (sections, contexts, buttons…), added up. */
+function textLength(node: unknown): number {
+  if (Array.isArray(node)) return node.reduce((n: number, x) => n + textLength(x), 0);
+  if (node === null || typeof node !== 'object') return 0;
+  return Object.entries(node).reduce((n, [key, value]) => n + (key === 'text' && typeof value === 'string' ? value.length : textLength(value)), 0);
+}
+
 function message(reply: { text: string; blocks?: types.KnownBlock[] }): string[] {
   const out = problems((reply.blocks ?? []) as Any[], 50);
+  // Not in Slack's reference, but chat.postMessage refuses blocks whose texts add up past
+  // about 12,000 characters (msg_blocks_too_long; slackapi/bolt-js#2509).
+  const total = textLength(reply.blocks ?? []);
+  if (total > 12_000) out.push(`blocks' texts add up to ${total} characters`);
   if (reply.text.length > 3000 || /<[!@#]/.test(reply.text)) out.push(`fallback text: ${reply.text.slice(0, 80)}`);
   return out;
 }
@@ -234,7 +247,10 @@ describe("Block Kit within Slack's limits, with long and hostile text", () => {
       { type: 'section', block_id: 'a', text: { type: 'mrkdwn', text: `hi <!channel>` }, accessory: { type: 'button', action_id: 'x', text: { type: 'plain_text', text: 'b'.repeat(76) } } },
       { type: 'actions', block_id: 'a', elements: [{ type: 'button', action_id: 'y', text: { type: 'plain_text', text: 'ok' } }, { type: 'button', action_id: 'y', text: { type: 'plain_text', text: 'ok' } }] },
       { type: 'header', text: { type: 'plain_text', text: 'h'.repeat(151) } },
+      { type: 'section', block_id: 'c', text: { type: 'mrkdwn', text: 'see <https://example.com/a-very-long-url…' } },
     ];
-    expect(problems(bad, 2)).toHaveLength(6);
+    expect(problems(bad, 2)).toHaveLength(7);
+    const long = Array.from({ length: 5 }, (_, i): Any => ({ type: 'section', block_id: `s${i}`, text: { type: 'mrkdwn', text: 'x'.repeat(2_500) } }));
+    expect(message({ text: 'hi', blocks: long as types.KnownBlock[] })).toEqual(["blocks' texts add up to 12500 characters"]);
   });
 });

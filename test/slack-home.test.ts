@@ -138,6 +138,14 @@ describe('the create_todo shortcut and its modal', () => {
     expect((await t.api('GET', '/v1/todos', { token: viewer.token })).body.data).toEqual([]);
   });
 
+  it('refuses an unlinked Slack user in the modal with one whole sentence (a field error shows 150 characters)', async () => {
+    const res = await slack.interaction(
+      viewSubmissionBody({ user_id: 'U0NOTLINKED', callback_id: 'create_todo', private_metadata: '{}', values: { title: { title: { type: 'plain_text_input', value: 'Nobody' } } } }),
+    );
+    expect(res.body.response_action).toBe('errors');
+    expect(res.body.errors.title).toBe('Your Slack account (U0NOTLINKED) is not linked to a tack member, so nothing was saved. Ask a tack owner or admin to link it.');
+  });
+
   it('/todo add with no text opens the same modal, and its submission answers the command', async () => {
     const { path, trigger } = await command('/todo', 'add');
     const open = await fake.waitFor((c) => c.method === 'views.open' && c.body.trigger_id === trigger);

@@ -90,6 +90,14 @@ export function slackPrincipal(member: SlackMember): Principal {
 }
 
 /** What an unknown Slack user is told. */
+/**
+ * `howToLinkMessage` in one plain sentence, for where Slack shows at most 150 characters
+ * (a modal's field error).
+ */
+export function howToLinkShort(slackUserId: string): string {
+  return `Your Slack account (${slackUserId}) is not linked to a tack member, so nothing was saved. Ask a tack owner or admin to link it.`;
+}
+
 export function howToLinkMessage(slackUserId: string): string {
   return [
     `Your Slack account (${slackUserId}) is not linked to a tack member yet, so nothing was done.`,

@@ -14,7 +14,7 @@ import { messageView } from './views/blocks.js';
 import { CARD_BLOCK_PREFIX, CARD_MOVE_ACTION, cardMovedView, cardView, isWorkflowStatus } from './views/cards.js';
 import {
   isTodoBlock,
-  REMINDER_BLOCK,
+  isReminderBlock,
   SNOOZE_ACTIONS,
   TODO_DONE_ACTION,
   todoDoneView,
@@ -59,7 +59,10 @@ async function replacement(body: BlockAction, changed: Changed, relist: () => Pr
   const { todo, view, note } = changed;
   const blocks = messageBlocks(body);
   if (blocks?.some((b) => isTodoBlock(blockId(b), todo.id))) {
-    return { replace_original: true, text: view.text, blocks: withTodoReplaced(blocks, todo.id, view.blocks ?? []) };
+    // A reminder keeps its own text (what notifications and screen readers say of the day's
+    // list); Slack sends it back as it was posted, already escaped.
+    const text = isReminder(body) && body.message?.text ? (body.message.text as string) : view.text;
+    return { replace_original: true, text, blocks: withTodoReplaced(blocks, todo.id, view.blocks ?? []) };
   }
   let open: OpenTodos;
   try {
@@ -117,7 +120,7 @@ export async function runTodoAction(deps: SlackDeps, body: BlockAction, todoId: 
 }
 
 function isReminder(body: BlockAction): boolean {
-  return messageBlocks(body)?.some((b) => blockId(b) === REMINDER_BLOCK) ?? false;
+  return messageBlocks(body)?.some((b) => isReminderBlock(blockId(b))) ?? false;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { App, MessageShortcut, ViewSubmitAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { AppError } from '../domain/errors.js';
-import { howToLinkMessage } from '../domain/slack-links.js';
+import { howToLinkMessage, howToLinkShort } from '../domain/slack-links.js';
 import { briefError } from '../log-error.js';
 import { slackCaller } from './caller.js';
 import type { SlackReply } from './command-context.js';
@@ -68,7 +68,7 @@ export function registerTodoModal(app: App, deps: SlackDeps): void {
     const metadata = readTodoModalMetadata(view.private_metadata);
     const caller = await slackCaller(deps, client, user, log);
     if (!caller) {
-      await ack({ response_action: 'errors', errors: modalErrors([], howToLinkMessage(user)) });
+      await ack({ response_action: 'errors', errors: modalErrors([], howToLinkShort(user)) });
       return;
     }
     let reply: SlackReply;

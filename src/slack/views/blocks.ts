@@ -18,6 +18,44 @@ export const OPTION_TEXT_MAX = 75;
 export const CONTEXT_TEXT_MAX = 2000;
 // The fallback `text` is what notifications show; no longer than a section.
 const MESSAGE_TEXT_MAX = 3000;
+/**
+ * What the texts of a message's blocks may add up to. Slack refuses a chat.postMessage whose
+ * blocks' text passes about 12,000 characters (`msg_blocks_too_long`), a limit it does not
+ * document (slackapi/bolt-js#2509, #2867; one report at 11,341): a list stops well before.
+ */
+export const BLOCKS_TEXT_BUDGET = 10_000;
+/** A link's markup longer than this is not made (its words stand alone): cut by a text's limit, it would show as broken text. */
+const LINK_MARKUP_MAX = 700;
+/** A link's words are cut to this many characters (escaped): a 5,000-character title is no link text. */
+const LINK_TEXT_MAX = 300;
+
+/** The characters of every text in `blocks` (section and context texts, button labels…), added up. */
+export function blocksTextLength(blocks: unknown): number {
+  if (Array.isArray(blocks)) return blocks.reduce((n: number, b) => n + blocksTextLength(b), 0);
+  if (blocks === null || typeof blocks !== 'object') return 0;
+  let n = 0;
+  for (const [key, value] of Object.entries(blocks)) n += key === 'text' && typeof value === 'string' ? value.length : blocksTextLength(value);
+  return n;
+}
+
+/**
+ * Appends each item's blocks to `blocks`, in order, while all their texts stay within
+ * BLOCKS_TEXT_BUDGET (`reserve` kept for what comes after, such as an "and N more" line);
+ * returns how many items fit.
+ */
+export function appendWithinBudget<T>(blocks: types.KnownBlock[], items: readonly T[], render: (item: T) => types.KnownBlock[], reserve = 300): number {
+  let used = blocksTextLength(blocks) + reserve;
+  let fitted = 0;
+  for (const item of items) {
+    const own = render(item);
+    const size = blocksTextLength(own);
+    if (used + size > BLOCKS_TEXT_BUDGET) break;
+    blocks.push(...own);
+    used += size;
+    fitted += 1;
+  }
+  return fitted;
+}
 
 /** Text a user typed, made safe for mrkdwn: Slack's control characters are &, < and >. */
 export function escapeText(text: string): string {
@@ -101,5 +139,8 @@ export function moreLine(left: number, truncated: boolean): string {
  */
 export function link(url: string, text: string): string {
   const safeUrl = url.replace(/[<>|\s]/g, (ch) => encodeURIComponent(ch)).replace(/&/g, '&amp;');
-  return `<${safeUrl}|${escapeText(text).replace(/\|/g, '¦')}>`;
+  const words = clip(escapeText(text).replace(/\|/g, '¦'), LINK_TEXT_MAX);
+  // Whole or not at all: a text's limit (a section's 3,000) must never cut a link open.
+  if (safeUrl.length + words.length + 3 > LINK_MARKUP_MAX) return words;
+  return `<${safeUrl}|${words}>`;
 }

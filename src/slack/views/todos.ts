@@ -1,7 +1,7 @@
 import type { types } from '@slack/bolt';
 import type { OperationOutput } from '../../operations/index.js';
 import type { SlackReply } from '../command-context.js';
-import { button, context, ephemeral, escapeText, link, message, moreLine, mrkdwn, section } from './blocks.js';
+import { appendWithinBudget, button, context, ephemeral, escapeText, link, message, moreLine, mrkdwn, section } from './blocks.js';
 
 /** A todo as the views show it: fields of the todo operations' output schema. */
 export type TodoView = Pick<OperationOutput<'createTodo'>, 'id' | 'title' | 'priority' | 'due_on' | 'done'> &
@@ -75,8 +75,7 @@ export function todoListView(todos: TodoView[], options: TodoListOptions = {}): 
     return ephemeral(note ? `${note} Nothing open is due this week.` : 'Nothing open is due this week.', blocks);
   }
   blocks.push(section(`*${escapeText(heading)}*`));
-  const shown = todos.slice(0, MAX_TODOS);
-  for (const t of shown) blocks.push(...todoBlocks(t));
+  const shown = todos.slice(0, appendWithinBudget(blocks, todos.slice(0, MAX_TODOS), (t) => todoBlocks(t)));
   const left = todos.length - shown.length;
   const more = left > 0 || truncated ? moreLine(left, truncated) : '';
   if (more) blocks.push(context(more));
@@ -95,8 +94,16 @@ export function todoDoneView(t: TodoView): SlackReply {
   return ephemeral(`Done: ${t.title}`, todoBlocks({ ...t, done: true }));
 }
 
-/** The block id of a reminder's heading: a click on a reminder replaces it with chat.update. */
+/**
+ * The block id of a reminder's heading (a click on a reminder replaces it with chat.update),
+ * with the count it says after a colon: a reminder updated to say another count gets a new
+ * block id, as Slack asks of a changed block.
+ */
 export const REMINDER_BLOCK = 'tack_reminder';
+
+export function isReminderBlock(blockId: string | undefined): boolean {
+  return blockId === REMINDER_BLOCK || (blockId?.startsWith(`${REMINDER_BLOCK}:`) ?? false);
+}
 
 /** A todo in a reminder: with the card it mirrors a criterion of, if any. */
 export interface DigestTodo extends TodoView {
@@ -111,28 +118,26 @@ export interface DigestTodo extends TodoView {
  * each with Done and the two Snooze buttons, then how many more there are.
  */
 export function todoDigestView(todos: DigestTodo[], today: string): SlackReply {
-  const shown = todos.slice(0, MAX_DIGEST_TODOS);
-  const left = todos.length - shown.length;
   const overdue = (t: DigestTodo) => !!t.due_on && t.due_on < today;
   const blocks: types.KnownBlock[] = [
-    section(todos.length === 1 ? ':alarm_clock: *Due today*' : `:alarm_clock: *Due today: ${todos.length} todos*`, REMINDER_BLOCK),
+    section(todos.length === 1 ? ':alarm_clock: *Due today*' : `:alarm_clock: *Due today: ${todos.length} todos*`, `${REMINDER_BLOCK}:${todos.length}`),
   ];
-  for (const t of shown) {
-    if (t.snoozed) {
-      blocks.push(...todoSnoozedBlocks(t));
-      continue;
-    }
+  const render = (t: DigestTodo): types.KnownBlock[] => {
+    if (t.snoozed) return todoSnoozedBlocks(t);
     const card = t.card ? `\nCard *${escapeText(t.card.ref)}* ${escapeText(t.card.title)} · \`/card ${escapeText(t.card.ref)}\`` : '';
     const late = overdue(t) ? `\n:warning: overdue since ${t.due_on}` : '';
-    blocks.push(...todoBlocks(t, `${late}${card}`));
-    if (!t.done && !t.snoozed) {
-      blocks.push({
-        type: 'actions',
-        block_id: `${todoBlockId(t.id)}:snooze`,
-        elements: [button('Snooze: tomorrow', SNOOZE_ACTIONS.tomorrow, t.id), button('Snooze: next week', SNOOZE_ACTIONS.week, t.id)],
-      });
-    }
-  }
+    const own = todoBlocks(t, `${late}${card}`);
+    if (t.done) return own;
+    const snooze: types.ActionsBlock = {
+      type: 'actions',
+      block_id: `${todoBlockId(t.id)}:snooze`,
+      elements: [button('Snooze: tomorrow', SNOOZE_ACTIONS.tomorrow, t.id), button('Snooze: next week', SNOOZE_ACTIONS.week, t.id)],
+    };
+    return [...own, snooze];
+  };
+  // As many as fit in one message Slack takes (MAX_DIGEST_TODOS, and the text budget), then how many more.
+  const shown = todos.slice(0, appendWithinBudget(blocks, todos.slice(0, MAX_DIGEST_TODOS), render));
+  const left = todos.length - shown.length;
   if (left > 0) blocks.push(context(`${moreLine(left, false)} See them all with \`/todo\` or in tack's Home tab.`));
   const text = todos.length === 1 ? reminderText(shown[0]!, today) : `Reminder: ${todos.length} todos due today: ${shown.map((t) => `"${t.title}"`).join(', ')}${left > 0 ? ` ${moreLine(left, false)}` : ''}`;
   return message(text, blocks);
