@@ -126,6 +126,26 @@ describe('a message that cannot be read', () => {
     expect(empty.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: a batch needs at least one message.' } });
   });
 
+  it('is an invalid request (-32600) when it is JSON but no JSON-RPC message MCP takes (a null id, another version, no method)', async () => {
+    const cases: [unknown, string][] = [
+      [{ jsonrpc: '2.0', id: null, method: 'tools/list' }, 'Invalid Request: id must be a string or an integer, never null.'],
+      [{ jsonrpc: '1.0', id: 1, method: 'tools/list' }, 'Invalid Request: jsonrpc must be "2.0".'],
+      [{ jsonrpc: '2.0', id: 1 }, 'Invalid Request: a message has a method (a request or a notification), or a result or an error (a response).'],
+      [{ jsonrpc: '2.0', id: 1, method: 'tools/list', params: [1] }, 'Invalid Request: params must be an object.'],
+      ['tools/list', 'Invalid Request: a message is a JSON object.'],
+    ];
+    for (const [message, text] of cases) {
+      const res = await t.api('POST', '/mcp', { body: message, headers: HEADERS });
+      expect(res.status, JSON.stringify(message)).toBe(400);
+      expect(res.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: text } });
+    }
+    const stdio = await overStdio([JSON.stringify(cases[0]![0]), JSON.stringify(call(8, { name: 'getMe', arguments: {} }))]);
+    expect(stdio).toEqual([
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: cases[0]![1] } },
+      expect.objectContaining({ id: 8, result: expect.objectContaining({ structuredContent: expect.objectContaining({ agent: false }) }) }),
+    ]);
+  }, 30_000);
+
   it('is invalid params (-32602) for an initialize without its params, not an internal error', async () => {
     for (const params of [undefined, {}, { protocolVersion: '2025-06-18', capabilities: {} }]) {
       const res = await t.api('POST', '/mcp', { body: { jsonrpc: '2.0', id: 9, method: 'initialize', params }, headers: HEADERS });

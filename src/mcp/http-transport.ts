@@ -12,7 +12,7 @@ import { parseOperationInput } from '../operations/operation-input.js';
 import { createToolServer, toolCatalog, type ToolInvoker } from './tool-server.js';
 import { toolCall } from './tool-arguments.js';
 import { errorResult, successResult } from './tools.js';
-import { INVALID_REQUEST, malformedInitialize, PARSE_ERROR, unreadable } from './json-rpc-input.js';
+import { INVALID_REQUEST, invalidMessage, malformedInitialize, PARSE_ERROR, unreadable } from './json-rpc-input.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -109,13 +109,13 @@ export async function mcpHttpTransport(app: FastifyInstance, opts: McpHttpOption
       const principal = principalOf(request);
       const body = request.body;
       if (body === NOT_JSON) return sendJsonRpc(reply, 400, unreadable(PARSE_ERROR, 'Parse error: the body is not valid JSON.'));
+      if (Array.isArray(body) && body.length === 0) return sendJsonRpc(reply, 400, unreadable(INVALID_REQUEST, 'Invalid Request: a batch needs at least one message.'));
+      const invalid = invalidMessage(body);
+      if (invalid !== undefined) return sendJsonRpc(reply, 400, invalid);
       const refused = malformedInitialize(body);
       if (refused !== undefined) return sendJsonRpc(reply, 200, refused);
-      if (Array.isArray(body)) {
-        if (body.length === 0) return sendJsonRpc(reply, 400, unreadable(INVALID_REQUEST, 'Invalid Request: a batch needs at least one message.'));
-        // Each message of a batch is a call of its own; onRequest counted the first.
-        if (body.length > 1) await opts.countMore(request, reply, body.length - 1);
-      }
+      // Each message of a batch is a call of its own; onRequest counted the first.
+      if (Array.isArray(body) && body.length > 1) await opts.countMore(request, reply, body.length - 1);
       const server = createToolServer(catalog, invoker(request, principal), VERSION);
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await server.connect(transport);

@@ -28,3 +28,28 @@ export function malformedInitialize(message: unknown): string | undefined {
   const error = { code: INVALID_PARAMS, message: 'initialize takes params {"protocolVersion": "…", "capabilities": {…}, "clientInfo": {"name": "…", "version": "…"}}.' };
   return JSON.stringify({ jsonrpc: '2.0', id: message.id, error });
 }
+
+/** What makes a message no JSON-RPC message MCP takes, or undefined when it is one. */
+function messageProblem(m: unknown): string | undefined {
+  if (!isPlainObject(m)) return 'a message is a JSON object.';
+  if (m.jsonrpc !== '2.0') return 'jsonrpc must be "2.0".';
+  const hasId = 'id' in m;
+  // MCP, unlike plain JSON-RPC, never takes a null id.
+  if (hasId && !(typeof m.id === 'string' || Number.isInteger(m.id))) return 'id must be a string or an integer, never null.';
+  if (typeof m.method === 'string') return 'params' in m && !isPlainObject(m.params) ? 'params must be an object.' : undefined;
+  if (hasId && ('result' in m || 'error' in m)) return undefined;
+  return 'a message has a method (a request or a notification), or a result or an error (a response).';
+}
+
+/**
+ * The answer to a message, or to a batch holding one, that is not a JSON-RPC message MCP
+ * takes (-32600, invalid request); undefined when all are. The SDK answers these as parse
+ * errors (-32700), which JSON-RPC keeps for text that is not JSON.
+ */
+export function invalidMessage(message: unknown): string | undefined {
+  for (const m of Array.isArray(message) ? message : [message]) {
+    const problem = messageProblem(m);
+    if (problem) return unreadable(INVALID_REQUEST, `Invalid Request: ${problem}`);
+  }
+  return undefined;
+}

@@ -1,6 +1,6 @@
 import { Transform, type Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { INVALID_REQUEST, malformedInitialize, PARSE_ERROR, unreadable } from './json-rpc-input.js';
+import { INVALID_REQUEST, invalidMessage, malformedInitialize, PARSE_ERROR, unreadable } from './json-rpc-input.js';
 
 /** A line longer than this (in characters) is not read whole: the API takes bodies of up to 4 MiB. */
 const MAX_LINE = 8 * 1024 * 1024;
@@ -9,8 +9,9 @@ const MAX_LINE = 8 * 1024 * 1024;
  * What `tack mcp` reads before the SDK's stdio transport does: one JSON-RPC message per line,
  * passed on as it came. A line the SDK would drop without a word is answered on `out`
  * instead, as JSON-RPC says: one that is not JSON with a parse error, a batch (the stdio
- * transport reads single messages) as an invalid request; and an `initialize` without an
- * initialize's params as invalid params (`malformedInitialize`). Blank lines are skipped.
+ * transport reads single messages) or a message JSON-RPC does not take (`invalidMessage`) as
+ * an invalid request; and an `initialize` without an initialize's params as invalid params
+ * (`malformedInitialize`). Blank lines are skipped.
  */
 export function jsonRpcLines(out: Writable): Transform {
   // A character split between two chunks is joined before lines are cut.
@@ -32,7 +33,7 @@ export function jsonRpcLines(out: Writable): Transform {
       answer(INVALID_REQUEST, 'Invalid Request: tack mcp reads one message per line, not batches.');
       return;
     }
-    const refused = malformedInitialize(message);
+    const refused = invalidMessage(message) ?? malformedInitialize(message);
     if (refused !== undefined) out.write(`${refused}\n`);
     else push(`${text}\n`);
   };
