@@ -33,14 +33,19 @@ async function serve(env: Record<string, string>): Promise<ServingTack> {
 const TOKEN_LINE = /^tack_live_[A-Za-z0-9]{32,}$/;
 
 describe('graceful shutdown', () => {
-  it('lets an in-flight request finish with its 2xx on SIGTERM, answers later ones 503 in the envelope, then exits 0', { timeout: 120_000 }, async () => {
+  /**
+   * A server with a POST /v1/tokens named `name` in flight (held by a lock on tokens) when
+   * SIGTERM arrives, once its listener has closed; the caller releases the lock.
+   */
+  async function inFlightAtSigterm(name: string) {
     const db = await database();
     const token = generateToken();
     const s = await serve({ DATABASE_URL: db.url, TACK_BOOTSTRAP_TOKEN: token });
     const conn = await openRaw(s.url);
     const lock = await lockTable(db.url, 'tokens');
     try {
-      conn.send('POST', '/v1/tokens', { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, JSON.stringify({ name: 'in flight' }));
+      // HTTP/1.1 keeps the connection alive unless a side says otherwise; this client never does.
+      conn.send('POST', '/v1/tokens', { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, JSON.stringify({ name }));
       await waitForBlockedQuery(db.query, db.name, 'insert into "tokens"%');
       s.proc.kill('SIGTERM');
       // Draining: the listener is closed, so new connections are refused.
@@ -52,6 +57,17 @@ describe('graceful shutdown', () => {
           return true;
         }
       });
+    } catch (err) {
+      await lock.release();
+      throw err;
+    }
+    const count = async () => (await db.query(`select count(*)::int as n from tokens where name = '${name}'`))[0].n as number;
+    return { s, conn, lock, count };
+  }
+
+  it('lets an in-flight request finish with its 2xx on SIGTERM, answers later ones 503 in the envelope, then exits 0', { timeout: 120_000 }, async () => {
+    const { s, conn, lock, count } = await inFlightAtSigterm('in flight');
+    try {
       // A request pipelined on the open connection arrives while draining. The process must
       // wait for the in-flight request: its 201 below is read from this same connection.
       conn.send('GET', '/healthz');
@@ -69,7 +85,21 @@ describe('graceful shutdown', () => {
     const body = JSON.parse(second!.body);
     expect(body).toMatchObject({ code: 'shutting_down', http_status: 503, request_id: second!.headers['x-request-id'] });
     expect(second!.headers['retry-after']).toBe('1');
-    expect((await db.query(`select count(*)::int as n from tokens where name = 'in flight'`))[0].n).toBe(1);
+    expect(await count()).toBe(1);
+  });
+
+  it('closes a kept-alive connection after its in-flight answer, so the process exits 0 without waiting on the idle socket', { timeout: 120_000 }, async () => {
+    const { s, conn, lock, count } = await inFlightAtSigterm('kept alive');
+    await lock.release();
+    // The server closes the connection once it is idle (the client leaves it open); without
+    // that, the process waited on the idle socket until its force timer ended it with exit 1
+    // after 25 s.
+    await conn.closed;
+    const [answer, more] = parseResponses(conn.received());
+    expect(answer?.status, conn.received()).toBe(201);
+    expect(more).toBeUndefined();
+    expect(await s.exited, s.output()).toEqual({ code: 0, signal: null });
+    expect(await count()).toBe(1);
   });
 });
 

@@ -147,9 +147,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   let draining = false;
+  let closingIdle: NodeJS.Timeout | undefined;
   app.addHook('preClose', async () => {
     draining = true;
+    // Fastify closes the connections idle when the server closes; one whose in-flight answer
+    // goes out later is kept alive by its client and would hold the process open until the
+    // shutdown's force timer (exit 1 after 25 s). So idle ones are closed as they come, while
+    // a request already queued on a connection is still answered (503, Connection: close).
+    closingIdle = setInterval(() => app.server.closeIdleConnections(), 100);
+    closingIdle.unref();
   });
+  app.addHook('onClose', async () => clearInterval(closingIdle));
   /**
    * Authenticates a rate-limited request (bearer token, or on /v1 the session cookie) and
    * counts it: per token or session, else per address. A bad credential is kept in
