@@ -11,6 +11,7 @@ import { operations } from '../operations/index.js';
 import type { Runtime } from '../operations/execute.js';
 import type { JobRunner } from '../domain/jobs.js';
 import type { Authenticated } from '../domain/authenticate.js';
+import type { Principal } from '../domain/context.js';
 import { registerSlack } from '../slack/plugin.js';
 import { AuthCache } from './auth-cache.js';
 import { clientErrors, frameworkErrors, newRequestId } from './client-errors.js';
@@ -68,6 +69,9 @@ function isRateLimited(method: string, url: string): boolean {
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/** What a token's requests are counted under (with Redis, by every process). */
+const tokenKey = (principal: Principal) => `tok:${principal.tokenId}`;
 
 function applyDecision(reply: FastifyReply, decision: RateDecision): void {
   for (const [name, value] of rateLimitHeaders(decision)) reply.header(name, value);
@@ -190,12 +194,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }
     if (auth) {
       request.principal = auth.principal;
-      return countRequest(reply, `tok:${auth.principal.tokenId}`);
+      return countRequest(reply, tokenKey(auth.principal));
     }
     return authCache.authenticate(token).then(
       (loaded) => {
         request.principal = loaded.principal;
-        return countRequest(reply, `tok:${loaded.principal.tokenId}`);
+        return countRequest(reply, tokenKey(loaded.principal));
       },
       (err: unknown) => {
         if (!(err instanceof AppError)) throw err;
@@ -238,7 +242,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     operations,
     runtime,
     // The messages of a batch past its first, which onRequest counted: each is a call.
-    countMore: (request, reply, messages) => countRequest(reply, `tok:${request.principal!.tokenId}`, messages),
+    countMore: (request, reply, messages) => countRequest(reply, tokenKey(request.principal!), messages),
   });
   await app.register(async (web) => {
     // Cookies are parsed and set by the pages and sign-in only; /v1 reads its session cookie itself.

@@ -9,7 +9,8 @@ export function isSafeMethod(method: string): boolean {
   return method === 'GET' || method === 'HEAD' || method === 'OPTIONS';
 }
 
-function originOf(url: string): string | undefined {
+/** The origin of a URL (`null` and what does not parse: none). */
+export function originOf(url: string): string | undefined {
   try {
     const origin = new URL(url).origin;
     return origin === 'null' ? undefined : origin;

@@ -4,6 +4,7 @@ import { VERSION } from '../version.js';
 import type { Principal } from '../domain/context.js';
 import { AppError } from '../domain/errors.js';
 import { mapError } from '../http/envelope.js';
+import { originOf } from '../http/same-origin.js';
 import { principalOf } from '../http/routes.js';
 import { execute, type Runtime } from '../operations/execute.js';
 import { describeOperations } from '../operations/manifest.js';
@@ -31,14 +32,6 @@ export interface McpHttpOptions {
 
 /** A body that is not JSON, as the parser hands it on: answered in JSON-RPC's words, not the envelope's. */
 const NOT_JSON = Symbol('not JSON');
-
-function originOf(url: string): string | undefined {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * MCP's rule against DNS rebinding: a request that says it comes from a web page (`Origin`)
