@@ -87,7 +87,9 @@ export async function postOnce(sweep: SlackSweep, out: Outgoing): Promise<PostOu
   if (sweep.halted) return hold(sweep, claim, false);
   let posted: { channel?: string; ts?: string };
   try {
-    posted = await slack.chat.postMessage({ channel, text: out.message.text, blocks: out.message.blocks, metadata: out.marker });
+    posted = await textAloneIfRefused(out.message, (message) => slack.chat.postMessage({ channel, ...message, metadata: out.marker }), (failure) =>
+      log.warn({ err: describeSlackFailure(failure) }, "Slack refused the message's blocks; posting its text alone"),
+    );
   } catch (err) {
     // Slack's clear refusals were certainly not posted; no answer, or a 5xx, may have been.
     return failed(sweep, out, err, { mayBePosted: classifySlackError(err).kind === 'unknown', stage: 'Slack post failed' });
@@ -99,6 +101,23 @@ export async function postOnce(sweep: SlackSweep, out: Outgoing): Promise<PostOu
     log.error({ err: (err as Error).message }, 'posted to Slack but could not record it');
   }
   return 'sent';
+}
+
+/**
+ * Sends a message; when Slack refuses its blocks as built (`content`: too long or invalid),
+ * sends its text alone at once. Such a refusal is certain, so the first send did nothing and
+ * this is still one message: the reader gets the text without buttons rather than nothing,
+ * where retrying the same blocks later would be refused every time.
+ */
+export async function textAloneIfRefused<T>(message: Outgoing['message'], send: (message: Outgoing['message']) => Promise<T>, onRefused: (failure: SlackFailure) => void): Promise<T> {
+  try {
+    return await send(message);
+  } catch (err) {
+    const failure = classifySlackError(err);
+    if (failure.kind !== 'content' || !message.blocks) throw err;
+    onRefused(failure);
+    return send({ text: message.text });
+  }
 }
 
 /** Hands a claim back untried: due again when the sweep's halt says, with its attempt returned. */

@@ -2,9 +2,10 @@ import type { WebClient } from '@slack/web-api';
 import { sql } from 'kysely';
 import { claimPosts, markGivenUp, markNotSent, markSent, type Claim } from '../src/db/slack-posts.js';
 import type { JobResult } from '../src/domain/jobs.js';
+import { describeSlackFailure } from '../src/slack/slack-errors.js';
 import { todoDigestView, type DigestTodo } from '../src/slack/views/todos.js';
 import type { JobDeps } from './deps.js';
-import { postOnce, tally } from './post-once.js';
+import { postOnce, tally, textAloneIfRefused } from './post-once.js';
 import type { SlackSweep } from './sweep.js';
 
 /** A todo whose reminder is due, with its owner and card. */
@@ -137,7 +138,9 @@ function digestRow(deps: JobDeps, digest: MemberDigest) {
 async function updateDigest(sweep: SlackSweep, digest: MemberDigest, channel: string, ts: string): Promise<void> {
   const todos = await listedIn(sweep.deps, channel, ts);
   const view = todoDigestView(todos.sort(byUrgency), digest.today);
-  await (sweep.slack as WebClient).chat.update({ channel, ts, text: view.text, blocks: view.blocks });
+  await textAloneIfRefused(view, (message) => (sweep.slack as WebClient).chat.update({ channel, ts, ...message }), (failure) =>
+    sweep.deps.log.warn({ job: 'todo-reminders', member: digest.memberId, err: describeSlackFailure(failure) }, "Slack refused the reminder's blocks; updating its text alone"),
+  );
 }
 
 /**

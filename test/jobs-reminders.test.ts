@@ -246,6 +246,41 @@ describe('todo reminders', () => {
     expect(await digestRow('2026-09-03')).toMatchObject({ state: 'failed', attempts: MAX_ATTEMPTS });
     expect(await todoRow(doomed.id)).toMatchObject({ state: 'failed' });
   });
+
+  it('posts the text alone, at once and once, when Slack refuses the blocks as built; a todo added later that day updates it alike', async () => {
+    const row = (subjectId: string) => t.server.db.db.selectFrom('slack_posts').selectAll().where('subject_id', '=', subjectId).where('period', '=', '2026-09-04').executeTakeFirstOrThrow();
+    at('2026-09-04T08:00:00Z');
+    const todo = await addTodo(t, uma, { title: 'Blocks refused', due_on: '2026-09-04' });
+    // Slack's answer to blocks whose text is too long, whatever is retried later.
+    fake.handle('chat.postMessage', (call) => (call.body.blocks ? { body: { ok: false, error: 'msg_blocks_too_long' } } : fake.answerAsSlack(call)));
+    fake.handle('chat.update', (call) => (call.body.blocks ? { body: { ok: false, error: 'invalid_blocks' } } : fake.answerAsSlack(call)));
+    try {
+      at('2026-09-04T09:00:00Z');
+      expect(await sweep()).toEqual({ sent: 1, skipped: 0, failed: 0 });
+      const [refused, alone] = fake.callsTo('chat.postMessage');
+      expect(fake.callsTo('chat.postMessage')).toHaveLength(2);
+      expect(refused!.body.blocks).toBeDefined();
+      expect(alone!.body).toMatchObject({ channel: dmChannelOf('U0UMA'), text: expect.stringContaining('Blocks refused'), metadata: refused!.body.metadata });
+      expect(alone!.body.blocks).toBeUndefined();
+      expect(await row(uma.id)).toMatchObject({ state: 'sent', attempts: 1, message_ts: expect.any(String) });
+      expect(await row(todo.id)).toMatchObject({ state: 'sent' });
+      // Nothing left to send: the next sweep posts nothing.
+      at('2026-09-04T09:05:00Z');
+      expect(await sweep()).toEqual({ sent: 0, skipped: 0, failed: 0 });
+      expect(fake.callsTo('chat.postMessage')).toHaveLength(2);
+
+      const late = await addTodo(t, uma, { title: 'Added after it went out', due_on: '2026-09-04' });
+      expect(await sweep()).toMatchObject({ sent: 1, failed: 0 });
+      const updates = fake.callsTo('chat.update');
+      expect(updates).toHaveLength(2);
+      expect(updates[1]!.body).toMatchObject({ ts: (await row(uma.id)).message_ts, text: expect.stringContaining('Added after it went out') });
+      expect(updates[1]!.body.blocks).toBeUndefined();
+      expect(await row(late.id)).toMatchObject({ state: 'sent' });
+    } finally {
+      fake.handle('chat.postMessage', (call) => fake.answerAsSlack(call));
+      fake.handle('chat.update', (call) => fake.answerAsSlack(call));
+    }
+  });
 });
 
 describe('runJob', () => {

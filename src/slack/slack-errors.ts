@@ -8,6 +8,8 @@ import { ErrorCode } from '@slack/web-api';
  * - `rate_limited`: Slack refused for now; `retryAfterSec` says when to come back.
  * - `conversation`: Slack will not let the bot post in that conversation (deleted or
  *   archived, or the bot is not a member). Retrying changes nothing until a person acts.
+ * - `content`: Slack will not take the message as built (its blocks are too long or invalid),
+ *   and never will: the same message refused again. Nothing was posted.
  * - `refused`: Slack answered and did not act (any other `ok: false`); it may work later.
  * - `unknown`: no clear answer (a timeout, a network error, an HTTP 5xx, or Slack's own
  *   `fatal_error`/`internal_error`): the call may or may not have taken effect.
@@ -16,11 +18,15 @@ export type SlackFailure =
   | { kind: 'token'; error: string; needed?: string }
   | { kind: 'rate_limited'; error: string; retryAfterSec: number }
   | { kind: 'conversation'; error: string }
+  | { kind: 'content'; error: string }
   | { kind: 'refused'; error: string }
   | { kind: 'unknown'; error: string };
 
 const TOKEN_ERRORS = new Set(['invalid_auth', 'token_revoked', 'token_expired', 'account_inactive', 'missing_scope', 'not_authed', 'not_allowed_token_type', 'team_access_not_granted']);
 const CONVERSATION_ERRORS = new Set(['channel_not_found', 'not_in_channel', 'is_archived']);
+// The message's blocks, refused as built: `msg_blocks_too_long` is Slack's undocumented cap on
+// their text (about 12,000 characters; see views/blocks.ts).
+const CONTENT_ERRORS = new Set(['invalid_blocks', 'invalid_blocks_format', 'msg_blocks_too_long']);
 // Slack's answers for "something broke on our side": the message may have been posted anyway.
 const UNKNOWN_OUTCOME_ERRORS = new Set(['fatal_error', 'internal_error', 'request_timeout', 'service_unavailable']);
 // When Slack says `ratelimited` in the body without a Retry-After header.
@@ -44,6 +50,7 @@ export function classifySlackError(err: unknown): SlackFailure {
     const error = typeof e.data?.error === 'string' ? e.data.error : 'unknown_error';
     if (TOKEN_ERRORS.has(error)) return { kind: 'token', error, ...(typeof e.data?.needed === 'string' ? { needed: e.data.needed } : {}) };
     if (CONVERSATION_ERRORS.has(error)) return { kind: 'conversation', error };
+    if (CONTENT_ERRORS.has(error)) return { kind: 'content', error };
     if (UNKNOWN_OUTCOME_ERRORS.has(error)) return { kind: 'unknown', error };
     if (error === 'ratelimited') {
       const after = e.data?.response_metadata?.retryAfter;
