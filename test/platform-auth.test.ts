@@ -59,6 +59,17 @@ describe('authentication', () => {
     const me = await t.api('GET', '/v1/me', { token: agent.body.token });
     expect(me.body.agent).toBe(true);
     expect(me.body.member.role).toBe('owner');
+    expect((await t.api('POST', '/v1/tokens', { body: { name: 'human', scopes: ['read'] } })).body.agent).toBe(false);
+    // A token an agent token makes is an agent token; asked outright for a human one, it refuses and makes nothing.
+    const child = await t.api('POST', '/v1/tokens', { token: agent.body.token, body: { name: 'child', scopes: ['read'] } });
+    expect(child.status).toBe(201);
+    expect(child.body.agent).toBe(true);
+    const human = await t.api('POST', '/v1/tokens', { token: agent.body.token, body: { name: 'pretend human', scopes: ['read'], agent: false } });
+    expect(human.status).toBe(403);
+    expect(human.body).toMatchObject({ code: 'agent_token_required', user_message: expect.stringContaining('agent tokens only') });
+    const names = (await t.api('GET', '/v1/tokens?limit=100')).body.data.map((tk: { name: string }) => tk.name);
+    expect(names).toContain('child');
+    expect(names).not.toContain('pretend human');
   });
 
   it('keeps viewers read-only and config:write to owners and admins', async () => {

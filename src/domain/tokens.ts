@@ -32,7 +32,7 @@ export const createdTokenSchema = tokenSchema.extend({
 export const createTokenInput = z.object({
   name: label(100),
   scopes: z.array(z.enum(SCOPES)).min(1).max(SCOPES.length).default(['read']),
-  agent: z.boolean().default(false),
+  agent: z.boolean().optional().describe('An agent token (refused on gated moves). Default false; a token made by an agent token is always one, and asking it for false is refused'),
   member_id: id('mem').optional().describe("The member the token acts as; others' tokens need config:write"),
   expires_at: isoDateTime.optional(),
 });
@@ -76,15 +76,18 @@ export async function listTokens(ctx: Ctx, input: z.infer<typeof listTokensInput
 }
 
 /**
- * A new token never holds more than the token that made it: its scopes must be a subset,
- * a token made by an agent token is an agent token too, and it is never for a member whose
- * role is above the maker's (the role ladder).
+ * A new token never holds more than the token that made it: its scopes must be a subset, a
+ * token made by an agent token is an agent token too (asked for a human one, it refuses), and
+ * it is never for a member whose role is above the maker's (the role ladder).
  */
 export async function createToken(ctx: Ctx, input: z.infer<typeof createTokenInput>): Promise<z.infer<typeof createdTokenSchema>> {
   const memberId = input.member_id ?? ctx.principal.memberId;
   if (memberId !== ctx.principal.memberId) requireConfigWrite(ctx.principal);
   const member = await getMember(ctx.db, ctx.principal.orgId, memberId);
   assertMayActOn(ctx.principal, member.role);
+  if (ctx.principal.agent && input.agent === false) {
+    throw new AppError('agent_token_required', 403, 'An agent token makes agent tokens only: leave agent out or send true, or ask a person for a human token.');
+  }
   const wider = input.scopes.filter((s) => !ctx.principal.scopes.includes(s));
   if (wider.length > 0) {
     throw new AppError('insufficient_scope', 403, `A token cannot grant scopes it does not hold: ${wider.join(', ')}.`);
@@ -104,7 +107,7 @@ export async function createToken(ctx: Ctx, input: z.infer<typeof createTokenInp
       token_hash: hashToken(secret),
       hint: tokenHint(secret),
       scopes: [...new Set(input.scopes)],
-      agent: input.agent || ctx.principal.agent,
+      agent: input.agent ?? ctx.principal.agent,
       expires_at: input.expires_at ?? null,
     })
     .returning(tokenColumns)
