@@ -86,6 +86,13 @@ describe('authentication', () => {
     const mt = await t.api('POST', '/v1/tokens', { body: { name: 'max', scopes: ['read', 'write'], member_id: member.body.id } });
     const others = await t.api('POST', '/v1/tokens', { token: mt.body.token, body: { name: 'for vera', scopes: ['read'], member_id: viewer.body.id } });
     expect(others.status).toBe(403);
+    // Revoking another member's token takes config:write too: refused as making one is, and the token keeps working.
+    const revokeOthers = await t.api('DELETE', `/v1/tokens/${vt.body.id}`, { token: mt.body.token });
+    expect(revokeOthers.status).toBe(403);
+    expect(revokeOthers.body.code).toBe('insufficient_scope');
+    const ownerRw = await t.api('POST', '/v1/tokens', { body: { name: 'owner rw', scopes: ['read', 'write'] } });
+    expect((await t.api('DELETE', `/v1/tokens/${vt.body.id}`, { token: ownerRw.body.token })).body.code).toBe('insufficient_scope');
+    expect((await t.api('GET', '/v1/me', { token: vt.body.token })).status).toBe(200);
     const self = await t.api('PATCH', `/v1/members/${member.body.id}`, { token: mt.body.token, body: { tz: 'Europe/Berlin' } });
     expect(self.status).toBe(200);
     expect(self.body.tz).toBe('Europe/Berlin');

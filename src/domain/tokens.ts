@@ -125,15 +125,10 @@ export async function revokeToken(ctx: Ctx, input: z.infer<typeof revokeTokenInp
     .forUpdate()
     .executeTakeFirst();
   if (!row) throw notFound('token', input.id);
-  if (row.member_id !== ctx.principal.memberId) {
-    try {
-      requireConfigWrite(ctx.principal);
-    } catch {
-      throw notFound('token', input.id);
-    }
-  } else {
-    requireScope(ctx.principal, 'write');
-  }
+  // Another member's token takes config:write (403 insufficient_scope or forbidden_role, as
+  // making one does); one's own, write.
+  if (row.member_id !== ctx.principal.memberId) requireConfigWrite(ctx.principal);
+  else requireScope(ctx.principal, 'write');
   if (row.revoked_at !== null) return;
   await ctx.db
     .updateTable('tokens')
