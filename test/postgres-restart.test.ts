@@ -68,11 +68,18 @@ describe('a Postgres restart under load', () => {
     const load = Promise.all(Array.from({ length: 4 }, client));
     await waitFor('some writes acknowledged', () => writes.filter((w) => w.answer?.status === 201).length >= 20, { timeoutMs: 60_000, intervalMs: 5 });
 
+    // A token this process has not seen yet: its look-up meets the outage.
+    const unseen = (await api('POST', '/v1/tokens', { body: { name: 'unseen', scopes: ['read'] } })).body.token as string;
     await pgServer.stop();
     phase = 'down';
     const ready = await api('GET', '/readyz', { token: null });
     expect(ready.status).toBe(503);
     expect(ready.body.checks).toEqual({ database: 'down' });
+    // Refused for our failure, not the token's: 503, still counted, with the RateLimit headers.
+    const unseenAnswer = await api('GET', '/v1/me', { token: unseen });
+    expectEnvelope(unseenAnswer, 503);
+    expect(unseenAnswer.headers.get('ratelimit-limit')).toBe('600');
+    expect(Number(unseenAnswer.headers.get('ratelimit-remaining'))).toBeGreaterThan(0);
     await waitFor('requests answered while Postgres is down', () => during.length >= 8, { timeoutMs: 60_000, intervalMs: 20 });
     phase = 'back';
     await pgServer.start();

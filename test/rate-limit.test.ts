@@ -41,13 +41,16 @@ describe('rate limits (contract §5)', () => {
       await t.api('POST', '/v1/tokens', { body: { name: '' } }),
       await t.api('POST', '/v1/tokens', { raw: '{', headers: { 'content-type': 'application/json' } }),
       await t.api('GET', '/v1/openapi.json', { token: null }),
+      // /v1 with a query, and a path the router decodes to /v1/me: counted and served as /v1.
+      await t.api('GET', '/v1?x=1'),
+      await t.api('GET', '/%76%31/me'),
       // Refused by the router before any hook runs: counted all the same.
       await t.api('GET', '/v1/tokens/%E0%A4%A'),
       // Refused by Node's HTTP parser before Fastify sees them: counted by address.
       await t.api('GET', `/v1/tokens?cursor=${'a'.repeat(100_000)}`),
       await t.api('GET', '/v1/me', { headers: { 'x-padding': 'p'.repeat(100_000) } }),
     ];
-    expect(responses.map((r) => r.status)).toEqual([200, 401, 401, 404, 404, 405, 422, 400, 200, 400, 431, 431]);
+    expect(responses.map((r) => r.status)).toEqual([200, 401, 401, 404, 404, 405, 422, 400, 200, 404, 200, 400, 431, 431]);
     for (const r of responses) expectRateHeaders(r, 1000);
   });
 

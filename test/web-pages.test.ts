@@ -141,7 +141,7 @@ describe('any other path', () => {
   });
 
   it('is never the app under /v1, /p, /slack or /mcp', async () => {
-    for (const path of ['/v1', '/v1/nowhere', '/p', '/p/nolink/extra', '/slack/nowhere', '/mcp/x']) {
+    for (const path of ['/v1', '/v1/nowhere', '/p', '/p/nolink/extra', '/slack/nowhere', '/mcp/x', '/%76%31/nowhere', '/v1?x=1', '/%70/nolink/extra']) {
       const res = await get(t, path, 'text/html');
       expect(res.status, path).toBe(404);
       expect(res.headers.get('content-type'), path).toMatch(/^application\/json/);

@@ -22,6 +22,7 @@ import { registerOpenApi } from './openapi.js';
 import { publicLinkPath, registerPublicLinks } from './public-links.js';
 import { MemoryRateLimiter, RedisRateLimiter, rateLimited, rateLimitHeaders, type RateDecision, type RateLimiter } from './rate-limit.js';
 import { lazyChildLogger } from './request-logger.js';
+import { requestPath } from './request-path.js';
 import { registerOperationRoutes } from './routes.js';
 import { routeMethods } from './route-methods.js';
 import { authenticateCookie } from './cookie-auth.js';
@@ -59,8 +60,10 @@ function isSigninPost(method: string, url: string): boolean {
   return path === '/signin' || path === '/signout';
 }
 
+/** Whether a request's URL is under /v1, as the router reads it (`requestPath`). */
 function isApiUrl(url: string): boolean {
-  return url.startsWith('/v1/') || url === '/v1';
+  const path = requestPath(url);
+  return path.startsWith('/v1/') || path === '/v1';
 }
 
 /** Requests counted against a rate limit: all of /v1 and /mcp, and the sign-in and sign-out posts. */
@@ -201,10 +204,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         request.principal = loaded.principal;
         return countRequest(reply, tokenKey(loaded.principal));
       },
-      (err: unknown) => {
+      async (err: unknown) => {
+        // Counted either way, so that even a failure of ours (the database down) carries the
+        // RateLimit headers; then a bad token is the route's to refuse, anything else answers.
+        await countRequest(reply, `ip:${request.ip}`);
         if (!(err instanceof AppError)) throw err;
         request.authError = err;
-        return countRequest(reply, `ip:${request.ip}`);
       },
     );
   };

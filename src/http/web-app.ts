@@ -5,6 +5,7 @@ import helmet, { type FastifyHelmetOptions } from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { notBuiltPage } from './html-pages.js';
+import { requestPath } from './request-path.js';
 import { sendHtml } from './signin.js';
 
 /**
@@ -106,7 +107,7 @@ export async function webApp(app: FastifyInstance, opts: WebAppOptions): Promise
 
   const neverApp = opts.publicLinkPath === '' ? NEVER_APP : [...NEVER_APP, opts.publicLinkPath];
   app.get('/*', { helmet: false }, async (request, reply) => {
-    const path = request.url.split('?')[0] ?? request.url;
+    const path = requestPath(request.url);
     if (neverApp.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))) return reply.callNotFound();
     const file = topLevelFile(path, opts.webDir);
     if (file) {
