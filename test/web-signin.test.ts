@@ -180,6 +180,9 @@ describe('POST /signin', () => {
     expect(await go('https://evil.example/')).toBe('/');
     expect(await go('/\\evil.example')).toBe('/');
     expect(await go('/\t/evil.example')).toBe('/');
+    // Dot segments that normalise to a protocol-relative path (//evil.example) are another site too.
+    for (const next of ['/.//evil.example/', '/..//evil.example/', '/x/../..//evil.example', '/%2e//evil.example']) expect(await go(next), next).toBe('/');
+    expect(await go('/boards/./eng/../eng')).toBe('/boards/eng');
   });
 
   it("is taken only from tack's own pages: another Origin, a cross-site fetch or no Origin at all is refused and burns nothing", async () => {

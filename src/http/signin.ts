@@ -103,7 +103,8 @@ const BASE = 'http://tack.invalid';
 export function sameOriginPath(next: string): string {
   try {
     const url = new URL(next, BASE);
-    if (url.origin !== BASE) return '/';
+    // Dot segments can normalise to `//host/…`, which a browser reads as another site.
+    if (url.origin !== BASE || url.pathname.startsWith('//')) return '/';
     return `${url.pathname}${url.search}${url.hash}`;
   } catch {
     return '/';
