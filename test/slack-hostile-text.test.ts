@@ -106,6 +106,16 @@ describe('hostile text', () => {
     expectInert(done.body);
   });
 
+  it('in a command as Slack sends it (&, < and > escaped): stored as typed, shown escaped once', async () => {
+    // Typed: Tom & Jerry <3 &lt;b&gt; (the last as text, which Slack escapes again).
+    const typed = 'Tom & Jerry <3 &lt;b&gt;';
+    const asSent = typed.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+    const added = await command(`add ${asSent}`);
+    expect(mrkdwnOf(added.body).join('\n')).toContain('Tom &amp; Jerry &lt;3 &amp;lt;b&amp;gt;');
+    const todos = await t.api('GET', '/v1/todos?scope=personal&limit=100');
+    expect(todos.body.data.map((x: { title: string }) => x.title)).toContain(typed);
+  });
+
   it('in a card title: /card answers inert text', async () => {
     const card = await t.api('POST', '/v1/cards', { body: { board: 'b', title: HOSTILE } });
     expect(card.status).toBe(201);

@@ -11,7 +11,7 @@ import { slackCaller } from './caller.js';
 import type { CommandContext, CommandHandler, SlackReply } from './command-context.js';
 import type { SlackDeps } from './deps.js';
 import { errorReply } from './replies.js';
-import { messageView } from './views/blocks.js';
+import { messageView, unescapeText } from './views/blocks.js';
 import { WorkQueue } from './work-queue.js';
 
 /** The slash commands `manifest.yml` declares, each with its module in `commands/`. */
@@ -48,7 +48,8 @@ export async function runCommand(deps: SlackDeps, command: SlashCommand, client:
         await client.views.open({ trigger_id: command.trigger_id, view });
       },
     };
-    return await handler(command.text ?? '', ctx);
+    // Slack sends what was typed with &, < and > escaped: the handlers read it as typed.
+    return await handler(unescapeText(command.text ?? ''), ctx);
   } catch (err) {
     return errorReply(err, log);
   }

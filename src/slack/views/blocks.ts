@@ -62,6 +62,15 @@ export function escapeText(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/**
+ * What a person typed, from text Slack sends escaped (a slash command's text, a message's):
+ * Slack's clients write &, < and > as `&amp;`, `&lt;` and `&gt;`. `&amp;` last, so that a
+ * typed `&lt;` (sent as `&amp;lt;`) stays `&lt;`.
+ */
+export function unescapeText(text: string): string {
+  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+}
+
 /** At most `max` characters, ending in … when cut; never half an escape (`&am`) or half a surrogate pair. */
 export function clip(text: string, max: number): string {
   if (text.length <= max) return text;

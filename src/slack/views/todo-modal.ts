@@ -1,6 +1,6 @@
 import type { types } from '@slack/bolt';
 import { PRIORITIES } from '../../domain/vocabulary.js';
-import { clip, context, link, option, plain } from './blocks.js';
+import { clip, context, link, option, plain, unescapeText } from './blocks.js';
 
 /** The callback id of the message shortcut (manifest.yml) and of the modal it opens. */
 export const CREATE_TODO_CALLBACK = 'create_todo';
@@ -36,13 +36,8 @@ export function titleFromMessage(text: string | undefined): string {
   const seen = (text ?? '')
     .replace(/<([@#!])([^|>]*)(?:\|([^>]*))?>/g, (_m, sigil: string, id: string, label?: string) => (label ? `${sigil === '#' ? '#' : '@'}${label}` : `${sigil === '!' ? '@' : sigil}${id}`))
     .replace(/<([^|>]+)\|([^>]*)>/g, '$2')
-    .replace(/<([^>]+)>/g, '$1')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&amp;/g, '&')
-    .replace(/\s+/g, ' ')
-    .trim();
-  return clip(seen, TITLE_MAX);
+    .replace(/<([^>]+)>/g, '$1');
+  return clip(unescapeText(seen).replace(/\s+/g, ' ').trim(), TITLE_MAX);
 }
 
 /** The modal of the `create_todo` shortcut and of `/todo add` without text. */
