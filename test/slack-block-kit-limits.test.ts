@@ -110,6 +110,8 @@ function problems(blocks: Any[], maxBlocks: number): string[] {
     check(typeof t.text === 'string' && t.text.length > 0 && t.text.length <= max, `${where}: text of ${t.text?.length} characters (max ${max})`);
     // Users' < and > are escaped, so every < opens a link of ours: one cut short would show as broken text.
     if (t.type === 'mrkdwn' && typeof t.text === 'string') check(t.text.split('<').length === t.text.split('>').length, `${where}: a link cut open`);
+    // A < that opens no link, mention or channel (`<ref>` in a usage line) is mangled by Slack.
+    if (t.type === 'mrkdwn' && typeof t.text === 'string') check(!/<(?!https?:\/\/|mailto:|[@#!])/.test(t.text), `${where}: a < that opens no link: ${t.text.slice(0, 80)}`);
     if (t.type === 'mrkdwn') {
       // What users wrote is escaped: no mention, broadcast or link comes from it (a channel
       // link the app makes from Slack's own channel id is fine).
@@ -223,6 +225,7 @@ const views: [string, () => string[]][] = [
         100,
       ),
   ],
+  ['homeView, empty', () => problems(homeView({ todos: [], todosTruncated: false, cards: [], cardsTruncated: false, milestones: [] }).blocks as Any[], 100)],
   ['unlinkedHomeView', () => problems(unlinkedHomeView('U0NOBODY').blocks as Any[], 100)],
   [
     'todoModalView',

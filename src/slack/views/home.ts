@@ -53,7 +53,7 @@ export function homeView(data: HomeData): types.HomeView {
     ...list(data.cards, data.cardsTruncated, HOME_MAX_CARDS, (c) => [cardLine(c)], 'No card of yours is in progress.'),
     { type: 'divider' },
     section('*Milestones you follow*'),
-    ...list(data.milestones, false, HOME_MAX_MILESTONES, (m) => [milestoneLine(m)], 'Subscribe a channel with `/milestone <ref> subscribe` to follow a milestone here.'),
+    ...list(data.milestones, false, HOME_MAX_MILESTONES, (m) => [milestoneLine(m)], 'Subscribe a channel with `/milestone &lt;ref&gt; subscribe` to follow a milestone here.'),
     { type: 'divider' },
     context('`/tack help` lists every command. *Create a todo* is on every message’s ⋯ menu.'),
   ];
