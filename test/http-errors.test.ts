@@ -12,12 +12,27 @@ const json = { 'content-type': 'application/json' };
 
 describe('the error envelope on every error path', () => {
   it('400 malformed_request for JSON that does not parse', async () => {
-    for (const raw of ['{', '{"name":', 'nul', '{"name":"a"} trailing', "{'name':'a'}", Buffer.from([0x7b, 0xff, 0xfe, 0x7d])]) {
+    for (const raw of ['{', '{"name":', 'nul', '{"name":"a"} trailing', "{'name':'a'}"]) {
       const res = await t.api('POST', '/v1/tokens', { raw, headers: json });
       expectEnvelope(res, 400, 'malformed_request');
       // Says what is wrong, not only that something is.
       expect(res.body.user_message).toBe('The body is not valid JSON; send one JSON object.');
     }
+  });
+
+  it('400 malformed_request for bytes that are not UTF-8, even inside a string, and nothing is made', async () => {
+    const before = (await t.api('GET', '/v1/tokens?limit=100')).body.data.length;
+    const inString = Buffer.concat([Buffer.from('{"name":"bad '), Buffer.from([0xff, 0xfe]), Buffer.from('","scopes":["read"]}')]);
+    for (const raw of [Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), inString, Buffer.from([0x7b, 0x22, 0xc3, 0x22, 0x3a, 0x31, 0x7d])]) {
+      const res = await t.api('POST', '/v1/tokens', { raw, headers: json });
+      expectEnvelope(res, 400, 'malformed_request');
+      expect(res.body.user_message).toBe('The body is not valid UTF-8; send JSON encoded as UTF-8.');
+    }
+    expect((await t.api('GET', '/v1/tokens?limit=100')).body.data.length).toBe(before);
+    // UTF-8 itself is read as it is: é, 😀 and a character written as a surrogate pair escape.
+    const fine = await t.api('POST', '/v1/tokens', { raw: Buffer.from('{"name":"é 😀 \\ud83d\\ude00","scopes":["read"]}'), headers: json });
+    expect(fine.status).toBe(201);
+    expect(fine.body.name).toBe('é 😀 😀');
   });
 
   it('400 malformed_request for prototype-poisoning keys', async () => {

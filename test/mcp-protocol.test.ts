@@ -121,6 +121,11 @@ describe('a message that cannot be read', () => {
     const broken = await t.api('POST', '/mcp', { raw: '{"jsonrpc": "2.0", "id": 1,', headers: { ...HEADERS, 'content-type': 'application/json' } });
     expect(broken.status).toBe(400);
     expect(broken.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not valid JSON.' } });
+    // Bytes that are not UTF-8 are no JSON text, though they would decode to one with U+FFFD in it.
+    const bytes = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"'), Buffer.from([0xff]), Buffer.from('"}}')]);
+    const notUtf8 = await t.api('POST', '/mcp', { raw: bytes, headers: { ...HEADERS, 'content-type': 'application/json' } });
+    expect(notUtf8.status).toBe(400);
+    expect(notUtf8.body).toEqual(broken.body);
     const empty = await t.api('POST', '/mcp', { body: [], headers: HEADERS });
     expect(empty.status).toBe(400);
     expect(empty.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: a batch needs at least one message.' } });

@@ -147,6 +147,22 @@ describe('values are read as written, never rewritten (contract §7)', () => {
     expect(errorsOf(body).map((e) => e.field).sort()).toEqual(['body', 'tags.1']);
   });
 
+  it('refuses half of a surrogate pair (Postgres would keep U+FFFD) with a field error naming where it was', async () => {
+    const raw = '{"type":"txt","name":"lone \\ud800","body":"ok","tags":["ok","\\udc00x"]}';
+    const res = await t.api('POST', '/v1/snippets', { raw, headers: { 'content-type': 'application/json' } });
+    expectPlainErrors(res, 'lone surrogates');
+    expect(errorsOf(res)).toEqual([
+      { field: 'name', code: 'invalid_characters', message: 'name must not contain half of a UTF-16 surrogate pair (a lone \\uD800 to \\uDFFF); send the whole character.' },
+      expect.objectContaining({ field: 'tags.1', code: 'invalid_characters' }),
+    ]);
+    const list = await t.api('GET', '/v1/snippets?limit=100');
+    expect(list.body.data.some((x: { name: string }) => x.name.startsWith('lone'))).toBe(false);
+    // A whole pair is a character like any other.
+    const pair = await t.api('POST', '/v1/snippets', { raw: '{"type":"txt","name":"pair \\ud83d\\ude00","body":"ok"}', headers: { 'content-type': 'application/json' } });
+    expect(pair.status).toBe(201);
+    expect(pair.body.name).toBe('pair 😀');
+  });
+
   it('refuses an empty PATCH on every resource alike, naming the fields it could change', async () => {
     for (const op of operations.filter((o) => o.method === 'PATCH')) {
       const notObject = await t.api('PATCH', pathOf(op), { raw: 'null', headers: { 'content-type': 'application/json' } });

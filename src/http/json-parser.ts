@@ -2,15 +2,20 @@ import type { FastifyInstance } from 'fastify';
 import { AppError } from '../domain/errors.js';
 
 /**
- * Only JSON bodies are accepted (anything else is 415). An empty body counts as no body,
+ * Only JSON bodies are accepted (anything else is 415), in UTF-8 (other bytes are 400
+ * `malformed_request`, never read as U+FFFD). An empty body counts as no body,
  * so `POST /todos/{id}/done` with `Content-Type: application/json` and nothing after works.
  * Prototype-poisoning keys are refused by Fastify's own parser.
  */
 export function registerJsonParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const text = utf8Text(body);
+    if (text === undefined) {
+      done(new AppError('malformed_request', 400, 'The body is not valid UTF-8; send JSON encoded as UTF-8.'), undefined);
+      return;
+    }
     if (text.trim().length === 0) {
       done(null, undefined);
       return;
@@ -25,6 +30,20 @@ export function registerJsonParser(app: FastifyInstance): void {
       done(err, value);
     });
   });
+}
+
+// Fatal: bytes that are not UTF-8 are refused, not read as U+FFFD (JSON is UTF-8, RFC 8259).
+// The BOM is kept, as Buffer#toString keeps it, so that JSON.parse refuses it as before.
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** A body's text, or undefined when its bytes are not UTF-8. */
+export function utf8Text(body: string | Buffer): string | undefined {
+  if (typeof body === 'string') return body;
+  try {
+    return UTF8.decode(body);
+  } catch {
+    return undefined;
+  }
 }
 
 function parsesAsJson(text: string): boolean {

@@ -4,6 +4,7 @@ import { VERSION } from '../version.js';
 import type { Principal } from '../domain/context.js';
 import { AppError } from '../domain/errors.js';
 import { mapError } from '../http/envelope.js';
+import { utf8Text } from '../http/json-parser.js';
 import { originOf } from '../http/same-origin.js';
 import { principalOf } from '../http/routes.js';
 import { execute, type Runtime } from '../operations/execute.js';
@@ -75,8 +76,10 @@ export async function mcpHttpTransport(app: FastifyInstance, opts: McpHttpOption
   // tool argument named `__proto__` reaches `toolCall` as an own key, refused as unknown like
   // any other (tool-server.ts reads a call's arguments without copying them).
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+    const text = utf8Text(body);
+    // Bytes that are not UTF-8 are no JSON text either.
+    if (text === undefined) return done(null, NOT_JSON);
     if (text.trim().length === 0) return done(null, undefined);
     let message: unknown;
     try {

@@ -24,8 +24,9 @@ const NOTHING = z.strictObject({});
  * - path and query values arrive as text and are read strictly as the field's declared type
  *   (`limit=1e2` is not an integer, `done=yes` is not a boolean);
  * - a field the operation does not define is `unknown_field`, never stripped;
- * - text with a NUL character is refused wherever it is (Postgres cannot hold it), but in
- *   the fields that take any text (`anyText`: a search query, a cursor);
+ * - text Postgres cannot hold as sent (a NUL character, or half of a UTF-16 surrogate pair,
+ *   which would be stored as U+FFFD) is refused wherever it is, but in the fields that take
+ *   any text (`anyText`: a search query, a cursor);
  * - a PATCH must change something: an empty body is refused, on every resource alike;
  * - one error per field, each a sentence (issue-messages.ts).
  */
@@ -91,14 +92,15 @@ interface Checked {
 }
 
 function checkPart(part: Part, schema: z.ZodObject, value: unknown, anyText: readonly string[]): Checked {
-  // First, before anything walks the value recursively (the NUL search, zod): a hostile depth
-  // would overflow the stack and answer 500.
+  // First, before anything walks the value recursively (the character search, zod): a hostile
+  // depth would overflow the stack and answer 500.
   const deep = tooDeepFields(part, value);
   if (deep.length > 0) return { data: {}, errors: deep };
-  // Nearly every value holds no NUL: found so without building a path.
-  const nul = (hasNul(value) ? nulFields(value, []) : [])
-    .filter((path) => !(path.length === 1 && anyText.includes(path[0]!)))
-    .map((path) => fieldName(part, path));
+  // Nearly every value is storable: found so without building a path.
+  const unstorable = (hasUnstorable(value) ? unstorableFields(value, []) : [])
+    .filter(({ path }) => !(path.length === 1 && anyText.includes(path[0]!)))
+    .map(({ path, text }) => ({ field: fieldName(part, path), text }));
+  const refused = unstorable.map((u) => u.field);
   // Parsed without options first: any option takes zod off its fast path (about 1 µs of a
   // read's few, measured), and the options only word the issues. Only a failure is parsed
   // again, with tack's messages; reportInput keeps each issue's input, so a missing field is
@@ -121,11 +123,11 @@ function checkPart(part: Part, schema: z.ZodObject, value: unknown, anyText: rea
         continue;
       }
       const field = fieldName(part, issue.path);
-      if (nul.includes(field)) continue;
+      if (refused.includes(field)) continue;
       add({ field, code: codeOf(issue), message: fieldSentence(field, issue.message) });
     }
   }
-  for (const field of nul) add({ field, code: 'invalid_characters', message: `${field} must not contain the NUL character (\\u0000).` });
+  for (const { field, text } of unstorable) add({ field, code: 'invalid_characters', message: unstorableMessage(field, text) });
   if (errors.length > 0) return { data: {}, errors: sortByField(errors, value) };
   return { data: result.data as Record<string, unknown>, errors };
 }
@@ -203,19 +205,33 @@ function deeperThan(value: unknown, max: number): boolean {
   return false;
 }
 
-/** Whether any string value (at any depth, already bounded by `tooDeepFields`) holds a NUL character. */
-function hasNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
+// String.prototype.isWellFormed (no lone surrogate): Node 20 has it; TypeScript's ES2023 lib does not declare it.
+const isWellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed();
+
+/** Text Postgres cannot hold as sent: a NUL character, or a lone UTF-16 surrogate (stored as U+FFFD). */
+function isUnstorable(text: string): boolean {
+  return text.includes('\u0000') || !isWellFormed(text);
+}
+
+function unstorableMessage(field: string, text: string): string {
+  return text.includes('\u0000')
+    ? `${field} must not contain the NUL character (\\u0000).`
+    : `${field} must not contain half of a UTF-16 surrogate pair (a lone \\uD800 to \\uDFFF); send the whole character.`;
+}
+
+/** Whether any string value (at any depth, already bounded by `tooDeepFields`) is unstorable. */
+function hasUnstorable(value: unknown): boolean {
+  if (typeof value === 'string') return isUnstorable(value);
   if (!value || typeof value !== 'object') return false;
-  for (const key in value) if (hasNul((value as Record<string, unknown>)[key])) return true;
+  for (const key in value) if (hasUnstorable((value as Record<string, unknown>)[key])) return true;
   return false;
 }
 
-/** Paths of the string values (at any depth) that hold a NUL character. */
-function nulFields(value: unknown, path: string[]): string[][] {
-  if (typeof value === 'string') return value.includes('\u0000') ? [path] : [];
-  if (Array.isArray(value)) return value.flatMap((v, i) => nulFields(v, [...path, String(i)]));
-  if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => nulFields(v, [...path, k]));
+/** The string values (at any depth) that are unstorable, with their paths. */
+function unstorableFields(value: unknown, path: string[]): { path: string[]; text: string }[] {
+  if (typeof value === 'string') return isUnstorable(value) ? [{ path, text: value }] : [];
+  if (Array.isArray(value)) return value.flatMap((v, i) => unstorableFields(v, [...path, String(i)]));
+  if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => unstorableFields(v, [...path, k]));
   return [];
 }
 
