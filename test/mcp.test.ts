@@ -93,6 +93,7 @@ describe('tools', () => {
         readOnlyHint: op.readOnly,
         destructiveHint: op.destructive,
         idempotentHint: op.idempotent,
+        openWorldHint: op.openWorld,
       });
       const argumentNames = [...Object.keys(op.input.shape), ...(op.readOnly ? [] : ['idempotency_key'])];
       expect(Object.keys(tool.inputSchema.properties ?? {}).sort(), op.name).toEqual(argumentNames.sort());
@@ -108,6 +109,10 @@ describe('tools', () => {
     const create = httpTools.find((x) => x.name === 'createToken')!;
     expect(create.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
     expect(create.inputSchema.required).toEqual(['name']);
+    // Overwriting (any PATCH) or killing a public link is destructive; only runJob reaches beyond tack (Slack).
+    for (const name of ['updateMember', 'moveCard', 'updateSnippet', 'rotateSnippetLink']) expect(httpTools.find((x) => x.name === name)!.annotations?.destructiveHint, name).toBe(true);
+    for (const name of ['createTodo', 'completeTodo', 'addCriterion']) expect(httpTools.find((x) => x.name === name)!.annotations?.destructiveHint, name).toBe(false);
+    expect(httpTools.filter((x) => x.annotations?.openWorldHint).map((x) => x.name)).toEqual(['runJob']);
   });
 
   it('spells every schema with one type per node, as single-type dialects (and the Inspector\'s --strict) want', async () => {

@@ -28,10 +28,10 @@ export function toolFor(entry: OperationEntry): Tool {
     annotations: {
       title: entry.summary,
       readOnlyHint: entry.readOnly,
-      // MCP assumes a write is destructive unless told otherwise.
+      // MCP assumes a write is destructive unless told otherwise: only additive ones say false.
       destructiveHint: entry.destructive,
       idempotentHint: entry.idempotent,
-      openWorldHint: false,
+      openWorldHint: entry.openWorld,
     },
   };
   if (entry.outputSchema) tool.outputSchema = portableTypes(entry.outputSchema) as Tool['outputSchema'];

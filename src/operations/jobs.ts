@@ -13,6 +13,8 @@ export const jobOperations = [
     output: jobResultSchema.describe('What the run did'),
     // A job sends only what is due and not sent yet: running it again sends nothing twice.
     idempotent: true,
+    // It posts to Slack.
+    openWorld: true,
     ownTransactions: true,
     run: (ctx, input) => runJob(ctx, input),
   }),

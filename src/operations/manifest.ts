@@ -58,6 +58,7 @@ export interface OperationEntry {
   readOnly: boolean;
   idempotent: boolean;
   destructive: boolean;
+  openWorld: boolean;
   /** The output is a page: `{data: [...], next_cursor?}`. */
   list: boolean;
   /** A response field holding a secret that is shown in this response only (a new token). */
@@ -109,6 +110,7 @@ export function describeOperation(op: Operation): OperationEntry {
     readOnly: op.readOnly,
     idempotent: op.idempotent,
     destructive: op.destructive,
+    openWorld: op.openWorld,
     list: outProps?.data?.type === 'array' && 'next_cursor' in outProps,
     ...(op.shownOnce ? { shownOnce: op.shownOnce } : {}),
     fields,

@@ -45,7 +45,10 @@ export interface OperationSpec<P extends Obj, Q extends Obj, B extends Obj, O ex
   status?: 200 | 201 | 204;
   /** True when repeating the call with the same input changes nothing more (PUT-like). */
   idempotent?: boolean;
+  /** Overwrites or removes what was there (MCP's destructiveHint); PATCH and DELETE by default. */
   destructive?: boolean;
+  /** Reaches beyond tack, such as posting to Slack (MCP's openWorldHint); false by default. */
+  openWorld?: boolean;
   /** A response field holding a secret shown in this response only; clients tell people to copy it. */
   shownOnce?: string;
   /** The write changes who a token is (tokens, members): drop cached principals on commit. */
@@ -88,6 +91,7 @@ export interface Operation {
   readOnly: boolean;
   idempotent: boolean;
   destructive: boolean;
+  openWorld: boolean;
   shownOnce: string | undefined;
   changesAuth: boolean;
   ownTransactions: boolean;
@@ -144,7 +148,8 @@ export function defineOperation<
     status: spec.status ?? (spec.output ? 200 : 204),
     readOnly: spec.method === 'GET',
     idempotent: spec.idempotent ?? (spec.method === 'GET' || spec.method === 'DELETE'),
-    destructive: spec.destructive ?? spec.method === 'DELETE',
+    destructive: spec.destructive ?? (spec.method === 'DELETE' || spec.method === 'PATCH'),
+    openWorld: spec.openWorld ?? false,
     shownOnce: spec.shownOnce,
     changesAuth: spec.changesAuth ?? false,
     ownTransactions: spec.ownTransactions ?? false,

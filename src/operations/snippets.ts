@@ -82,6 +82,8 @@ export const snippetOperations = [
     scope: 'write',
     params: snippetRefInput,
     output: snippetLinkSchema.describe('The new public link; the old one already answers 404'),
+    // The old link is gone for good.
+    destructive: true,
     run: (ctx, input) => rotateSnippetLink(ctx, input),
   }),
   defineOperation({
