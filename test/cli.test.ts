@@ -502,3 +502,36 @@ describe('tack login', () => {
     expect(existsSync(join(config, 'tack', 'config.json'))).toBe(false);
   });
 });
+
+describe('a server that does not answer, and input that is not text', () => {
+  it('gives up after a second attempt that times out (TACK_TIMEOUT), saying so, instead of minutes of silence', async () => {
+    const sockets: import('node:net').Socket[] = [];
+    const hanging = (await import('node:net')).createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
+      const started = Date.now();
+      const res = await tack(['me', '--json'], { env: { TACK_URL: url, TACK_TIMEOUT: '0.5' } });
+      expect(res.code).toBe(1);
+      expect(JSON.parse(res.stderr)).toMatchObject({ code: 'unreachable', user_message: expect.stringContaining('did not answer within 0.5 s') });
+      expect(sockets).toHaveLength(2);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      const bad = await tack(['me'], { env: { TACK_URL: url, TACK_TIMEOUT: 'soon' } });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('TACK_TIMEOUT must be a number of seconds');
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => hanging.close(resolve));
+    }
+  });
+
+  it('refuses a --body - that is not UTF-8 (exit 2) rather than store it with U+FFFD, and reads UTF-8 as it is', async () => {
+    const bad = await tack(['snippets', 'create', '--type', 'txt', '--name', 'not utf8', '--body', '-', '--json'], { input: Buffer.from([0x61, 0xff, 0xfe, 0x62]) });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('not UTF-8');
+    expect((await t.api('GET', '/v1/snippets?limit=100')).body.data.some((s: { name: string }) => s.name === 'not utf8')).toBe(false);
+    const good = await tack(['snippets', 'create', '--type', 'txt', '--name', 'utf8 body', '--body', '-', '--json'], { input: Buffer.from('é 😀\n', 'utf8') });
+    expect(good.code).toBe(0);
+    expect(JSON.parse(good.stdout).body).toBe('é 😀\n');
+  });
+});

@@ -70,7 +70,7 @@ export class ApiClient {
 
   constructor(readonly target: ClientTarget, options: ApiClientOptions = {}) {
     this.#maxAttempts = options.maxAttempts ?? 5;
-    this.#timeoutMs = options.timeoutMs ?? 60_000;
+    this.#timeoutMs = options.timeoutMs ?? target.timeoutMs ?? 60_000;
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
@@ -91,6 +91,7 @@ export class ApiClient {
       headers['content-type'] = 'application/json';
     }
 
+    let timeouts = 0;
     for (let attempt = 1; ; attempt++) {
       const last = attempt >= this.#maxAttempts;
       let res: RawResponse;
@@ -98,6 +99,12 @@ export class ApiClient {
         res = await send(url, req.method, headers, body, this.#timeoutMs);
       } catch (err) {
         const code = networkCode(err);
+        // A server that let a whole timeout pass is tried once more (a write under the same
+        // key), not for minutes on end.
+        if (code === 'timeout' && ++timeouts >= 2) {
+          const seconds = Math.round(this.#timeoutMs / 100) / 10;
+          throw new ApiError({ code: 'unreachable', http_status: 0, user_message: `tack at ${this.target.url} did not answer within ${seconds} s, twice (TACK_TIMEOUT sets the limit)` });
+        }
         if (last || UNREACHABLE.has(code)) {
           throw new ApiError({ code: 'unreachable', http_status: 0, user_message: `cannot reach tack at ${this.target.url} (${code})` });
         }

@@ -18,6 +18,17 @@ export interface StoredLogin {
 export interface ClientTarget {
   url: string;
   token: string;
+  /** How long one request may go without an answer (`TACK_TIMEOUT`, seconds; 60 by default). */
+  timeoutMs?: number;
+}
+
+/** `TACK_TIMEOUT` in ms, when set: a positive number of seconds (exit 2 otherwise). */
+export function clientTimeoutMs(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const raw = env.TACK_TIMEOUT?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  const seconds = Number(raw);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new CliError(`TACK_TIMEOUT must be a number of seconds above 0, not "${raw}"`, EXIT.usage);
+  return seconds * 1000;
 }
 
 export function configPath(env: NodeJS.ProcessEnv = process.env): string {
@@ -89,9 +100,11 @@ export function clientUrl(env: NodeJS.ProcessEnv = process.env): string {
  */
 export function clientTarget(env: NodeJS.ProcessEnv = process.env): ClientTarget {
   const url = clientUrl(env);
-  if (env.TACK_TOKEN) return { url, token: env.TACK_TOKEN.trim() };
+  const timeoutMs = clientTimeoutMs(env);
+  const timeout = timeoutMs === undefined ? {} : { timeoutMs };
+  if (env.TACK_TOKEN) return { url, token: env.TACK_TOKEN.trim(), ...timeout };
   const stored = readStoredLogin(env);
-  if (stored && normalizeUrl(stored.url) === url) return { url, token: stored.token };
+  if (stored && normalizeUrl(stored.url) === url) return { url, token: stored.token, ...timeout };
   throw new CliError(
     stored
       ? `no token for ${url}: set TACK_TOKEN, or run \`tack login\` for this server (the stored login is for ${stored.url})`
@@ -115,5 +128,6 @@ export function mcpTarget(env: NodeJS.ProcessEnv = process.env): ClientTarget {
       EXIT.usage,
     );
   }
-  return { url: env.TACK_URL ? normalizeUrl(env.TACK_URL) : DEFAULT_URL, token };
+  const timeoutMs = clientTimeoutMs(env);
+  return { url: env.TACK_URL ? normalizeUrl(env.TACK_URL) : DEFAULT_URL, token, ...(timeoutMs === undefined ? {} : { timeoutMs }) };
 }

@@ -82,7 +82,12 @@ async function readStdinFields(input: Record<string, unknown>): Promise<Record<s
   if (process.stdin.isTTY) throw new CliError('--body - reads from stdin: pipe the text in (for example `< file.sql`)', EXIT.usage);
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return { ...input, body: Buffer.concat(chunks).toString('utf8') };
+  try {
+    return { ...input, body: new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks)) };
+  } catch {
+    // Read as U+FFFD it would be stored changed; the server refuses such bytes too.
+    throw new CliError('--body - reads UTF-8 text, and stdin was not UTF-8: convert it first (for example with iconv)', EXIT.usage);
+  }
 }
 
 /** The envelope as stderr lines: user_message and code, field errors, request_id. */

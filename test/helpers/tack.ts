@@ -13,7 +13,7 @@ export interface TackOptions {
   /** The whole environment besides PATH; TACK_* from the test's own environment never leak in. */
   env?: Record<string, string | undefined>;
   /** Written to stdin, which is then closed (stdin is never a terminal here). */
-  input?: string;
+  input?: string | Buffer;
 }
 
 /** Runs the built `tack` binary as a user would, and collects its exit code and output. */
