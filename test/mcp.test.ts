@@ -237,6 +237,8 @@ describe.each(transports)('arguments over %s', (_name, connect) => {
       code: 'validation_failed',
       http_status: 422,
       errors: [{ field: 'scope', code: 'unknown_field', message: 'scope is not an argument of createToken; did you mean scopes? It takes name, scopes, agent, member_id, expires_at, idempotency_key.' }],
+      // Every error carries one, as the Error schema says, also when the tool refused it before /v1.
+      request_id: expect.stringMatching(/^req_[0-9a-f]{24}$/),
     });
     expect(await tokenNames()).not.toContain(name);
 

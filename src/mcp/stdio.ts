@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ApiClient, ApiError, type ApiResponse } from '../cli/api-client.js';
 import { mcpTarget } from '../cli/client-env.js';
@@ -42,7 +43,8 @@ export async function runStdioServer(): Promise<void> {
       return successResult(entry, res.json, replayed(res));
     } catch (err) {
       if (err instanceof ApiError) return errorResult(err.envelope);
-      if (err instanceof AppError) return errorResult({ code: err.code, http_status: err.status, user_message: err.userMessage, errors: err.fields });
+      // Refused here, before /v1 (an argument the tool does not take): an id of its own all the same, as every error has.
+      if (err instanceof AppError) return errorResult({ code: err.code, http_status: err.status, user_message: err.userMessage, errors: err.fields, request_id: `req_${randomBytes(12).toString('hex')}` });
       throw err;
     }
   };
