@@ -535,3 +535,17 @@ describe('a server that does not answer, and input that is not text', () => {
     expect(JSON.parse(good.stdout).body).toBe('é 😀\n');
   });
 });
+
+describe('text a teammate wrote, on a terminal', () => {
+  it('writes control characters out (\\x1b) instead of sending escape sequences to the terminal; --json keeps the text as it is', async () => {
+    const body = 'plain \u001b[2J\u001b]0;owned\u0007 end\nnext\tline';
+    const made = await t.api('POST', '/v1/snippets', { body: { type: 'txt', name: 'escapes', body } });
+    expect(made.status).toBe(201);
+    const human = await tack(['snippets', 'get', made.body.id]);
+    expect(human.code).toBe(0);
+    expect(human.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(human.stdout).toContain('plain \\x1b[2J\\x1b]0;owned\\x07 end');
+    const json = await tack(['snippets', 'get', made.body.id, '--json']);
+    expect(JSON.parse(json.stdout).body).toBe(body);
+  });
+});

@@ -54,9 +54,21 @@ function cell(value: unknown): string {
 function scalar(value: unknown): string {
   if (value === null || value === undefined) return '-';
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
-  if (Array.isArray(value)) return value.length === 0 ? '-' : value.map((v) => (typeof v === 'object' ? JSON.stringify(v) : String(v))).join(',');
+  if (Array.isArray(value)) return value.length === 0 ? '-' : value.map((v) => (typeof v === 'object' ? JSON.stringify(v) : visible(String(v)))).join(',');
   if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
+  return visible(String(value));
+}
+
+// Control characters but tab and newline: C0, DEL and C1.
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/**
+ * Text as a terminal should show it: control characters (an escape sequence in a teammate's
+ * snippet would recolour, retitle or clear the terminal) written out as `\x1b`. `--json`
+ * prints the text as it is, JSON-escaped.
+ */
+function visible(text: string): string {
+  return text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 
 /** One thing as `field  value` lines; nested objects as `parent.field`, lists of things as tables. */
@@ -76,7 +88,7 @@ export function renderObject(value: unknown, group: string): string {
       else if (Array.isArray(v) && v.some((item) => item !== null && typeof item === 'object')) {
         blocks.push(`${name}:\n${indent(renderTable(v as Row[], key))}`);
       } else if (typeof v === 'string' && v.includes('\n')) {
-        blocks.push(`${name}:\n${indent(v.endsWith('\n') ? v : `${v}\n`)}`);
+        blocks.push(`${name}:\n${indent(visible(v.endsWith('\n') ? v : `${v}\n`))}`);
       } else lines.push([name, scalar(v)]);
     }
   };
