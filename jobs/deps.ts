@@ -13,6 +13,11 @@ export interface JobDeps {
   clock: () => Date;
   config: Pick<Config, 'reminderHour'> & { slack: Pick<Config['slack'], 'org'> };
   log: Logger;
+  /**
+   * True once the process is stopping: a sweep sends what it has claimed and claims no more
+   * (the rest stay due for the next sweep, in this process or another).
+   */
+  stopping?: () => boolean;
 }
 
 /** A job: one sweep over what is due now, returning what it did. */
@@ -29,11 +34,11 @@ export async function slackOrgId(deps: JobDeps, scope: JobScope): Promise<string
   return org.id;
 }
 
-/** Runs `fn` over `items` with at most `limit` at a time. */
-export async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+/** Runs `fn` over `items` with at most `limit` at a time; once `stop` says so, starts no more. */
+export async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>, stop?: () => boolean): Promise<void> {
   let next = 0;
   const lane = async () => {
-    while (next < items.length) await fn(items[next++]!);
+    while (next < items.length && !stop?.()) await fn(items[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }

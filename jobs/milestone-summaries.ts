@@ -34,6 +34,7 @@ export async function postMilestoneSummaries(deps: JobDeps, scope: JobScope = {}
   const runtime = { db: deps.db, clock: deps.clock };
   const sweep = deps.slack ? new SlackSweep(deps, deps.slack, 'milestone-summaries') : undefined;
   for (const sub of subscriptions) {
+    if (deps.stopping?.()) break;
     if (sweep?.halted) break;
     const { period, due } = summaryPeriod(now, sub.tz, sub.cadence, deps.config.reminderHour);
     if (!due || sub.last_sent_period === period) continue;

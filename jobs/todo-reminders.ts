@@ -91,7 +91,7 @@ export async function sendTodoReminders(deps: JobDeps, scope: JobScope = {}): Pr
     if (sweep.halted) return;
     const { member_id, slack_user_id, tz } = todos[0]!;
     await sendDigest(sweep, { orgId, memberId: member_id, today: localToday(now, tz), dm: () => openDirectMessage(slack, slack_user_id!), todos }, result);
-  });
+  }, deps.stopping);
   if (!scope.orgId) await pruneSlackPosts(deps.db, now);
   if (result.sent + result.failed > 0) deps.log.info({ job: 'todo-reminders', ...result }, 'todo reminders sent');
   return result;

@@ -115,7 +115,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       close() {
         closing ??= (async () => {
           clearInterval(prune);
-          await built.app.close();
+          // The jobs stop taking work now, beside the requests' drain, not after it.
+          await Promise.all([built.app.close(), jobs?.close()]);
           await release();
         })();
         return closing;

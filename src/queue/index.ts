@@ -32,15 +32,27 @@ export async function startJobs(deps: JobDeps, options: StartJobsOptions): Promi
     deps.log.info('Slack is not configured (SLACK_BOT_TOKEN): due-todo reminders and milestone summaries are off');
     return { mode: 'off', close: async () => {} };
   }
-  const run: RunJob = (name) => JOBS[name](deps);
+  // Closing stops a sweep in progress at its next member or subscription (what it claimed is
+  // sent), so a long sweep does not outlast the shutdown's grace period.
+  let stopping = false;
+  const jobDeps: JobDeps = { ...deps, stopping: () => stopping || (deps.stopping?.() ?? false) };
+  const run: RunJob = (name) => JOBS[name](jobDeps);
   const everyMs = options.everyMs ?? DEFAULT_EVERY_MS;
-  if (!options.redisUrl) return startInProcessJobs(run, { everyMs, log: deps.log });
-  return startBullJobs(run, {
-    redisUrl: options.redisUrl,
-    prefix: options.prefix ?? DEFAULT_PREFIX,
-    everyMs,
-    work: options.work,
-    schedule: options.schedule,
-    log: deps.log,
-  });
+  const handle = options.redisUrl
+    ? await startBullJobs(run, {
+        redisUrl: options.redisUrl,
+        prefix: options.prefix ?? DEFAULT_PREFIX,
+        everyMs,
+        work: options.work,
+        schedule: options.schedule,
+        log: deps.log,
+      })
+    : startInProcessJobs(run, { everyMs, log: deps.log });
+  return {
+    mode: handle.mode,
+    close() {
+      stopping = true;
+      return handle.close();
+    },
+  };
 }
