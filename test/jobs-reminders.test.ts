@@ -247,6 +247,24 @@ describe('todo reminders', () => {
     expect(await todoRow(doomed.id)).toMatchObject({ state: 'failed' });
   });
 
+  it('retries a refused post on the next minute’s sweep, though it failed some seconds into its own', async () => {
+    const digest = () => t.server.db.db.selectFrom('slack_posts').selectAll().where('kind', '=', 'todo_digest').where('subject_id', '=', uma.id).where('period', '=', '2026-09-06').executeTakeFirstOrThrow();
+    at('2026-09-06T08:00:00Z');
+    await addTodo(t, uma, { title: 'Refused late in its sweep', due_on: '2026-09-06' });
+    // A slow sweep: the refusal comes 7 s after the sweep began.
+    fake.handleOnce('chat.postMessage', () => {
+      now = new Date(now.getTime() + 7_000);
+      return { body: { ok: false, error: 'channel_not_found' } };
+    });
+    at('2026-09-06T09:00:00Z');
+    expect(await sweep()).toMatchObject({ sent: 0, failed: 1 });
+    expect(await digest()).toMatchObject({ state: 'retry', attempts: 1 });
+    // The scheduler's next sweep, a minute after the last began, takes it.
+    at('2026-09-06T09:01:00Z');
+    expect(await sweep()).toMatchObject({ sent: 1, failed: 0 });
+    expect(await digest()).toMatchObject({ state: 'sent' });
+  });
+
   it('posts the text alone, at once and once, when Slack refuses the blocks as built; a todo added later that day updates it alike', async () => {
     const row = (subjectId: string) => t.server.db.db.selectFrom('slack_posts').selectAll().where('subject_id', '=', subjectId).where('period', '=', '2026-09-04').executeTakeFirstOrThrow();
     at('2026-09-04T08:00:00Z');

@@ -123,9 +123,14 @@ export async function markSent(db: Kysely<Database>, posts: readonly SentPost[],
     where p.kind = s.kind and p.subject_id = s.subject_id and p.period = s.period`.execute(db);
 }
 
-/** Minutes before attempt n + 1: 1, 2, 4, … up to 30. */
+// Sweeps start a minute apart and fail a post some seconds into theirs: a retry due exactly a
+// minute after the failure would miss the next sweep by those seconds and wait for the one
+// after. Due this much earlier, the sweep a minute later takes it.
+const SWEEP_LEEWAY_MS = 10_000;
+
+/** Before attempt n + 1: 1, 2, 4, … up to 30 minutes (less the sweeps' leeway). */
 function backoffMs(attempts: number): number {
-  return Math.min(2 ** Math.max(0, attempts - 1), 30) * 60_000;
+  return Math.min(2 ** Math.max(0, attempts - 1), 30) * 60_000 - SWEEP_LEEWAY_MS;
 }
 
 /**
