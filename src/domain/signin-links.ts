@@ -46,20 +46,6 @@ export async function createSigninLink(ctx: Ctx, input: z.infer<typeof createSig
   return issueSigninLink(ctx.db, { orgId: ctx.principal.orgId, memberId: member.id, createdBy: ctx.principal.memberId, now: ctx.clock(), appUrl: appUrlOf(ctx) });
 }
 
-/**
- * A sign-in link for the caller themself, whatever their role (viewers too): what Slack's
- * `/tack login` answers a linked member with.
- */
-export async function createOwnSigninLink(ctx: Ctx): Promise<SigninLink> {
-  return issueSigninLink(ctx.db, {
-    orgId: ctx.principal.orgId,
-    memberId: ctx.principal.memberId,
-    createdBy: ctx.principal.memberId,
-    now: ctx.clock(),
-    appUrl: appUrlOf(ctx),
-  });
-}
-
 function appUrlOf(ctx: Ctx): string {
   if (ctx.appUrl === undefined) throw new Error('createSigninLink needs the app URL in its Ctx');
   return ctx.appUrl;
