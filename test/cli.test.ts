@@ -547,5 +547,10 @@ describe('text a teammate wrote, on a terminal', () => {
     expect(human.stdout).toContain('plain \\x1b[2J\\x1b]0;owned\\x07 end');
     const json = await tack(['snippets', 'get', made.body.id, '--json']);
     expect(JSON.parse(json.stdout).body).toBe(body);
+    // One line: a `field  value` line, not a block.
+    const oneLine = await t.api('POST', '/v1/snippets', { body: { type: 'txt', name: 'escape on one line', body: 'red \u001b[31mtext\u001b[0m' } });
+    const line = await tack(['snippets', 'get', oneLine.body.id]);
+    expect(line.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(line.stdout).toMatch(/^body +red \\x1b\[31mtext\\x1b\[0m$/m);
   });
 });

@@ -19,7 +19,7 @@ export interface ClientTarget {
   url: string;
   token: string;
   /** How long one request may go without an answer (`TACK_TIMEOUT`, seconds; 60 by default). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 /** `TACK_TIMEOUT` in ms, when set: a positive number of seconds (exit 2 otherwise). */
@@ -101,10 +101,9 @@ export function clientUrl(env: NodeJS.ProcessEnv = process.env): string {
 export function clientTarget(env: NodeJS.ProcessEnv = process.env): ClientTarget {
   const url = clientUrl(env);
   const timeoutMs = clientTimeoutMs(env);
-  const timeout = timeoutMs === undefined ? {} : { timeoutMs };
-  if (env.TACK_TOKEN) return { url, token: env.TACK_TOKEN.trim(), ...timeout };
+  if (env.TACK_TOKEN) return { url, token: env.TACK_TOKEN.trim(), timeoutMs };
   const stored = readStoredLogin(env);
-  if (stored && normalizeUrl(stored.url) === url) return { url, token: stored.token, ...timeout };
+  if (stored && normalizeUrl(stored.url) === url) return { url, token: stored.token, timeoutMs };
   throw new CliError(
     stored
       ? `no token for ${url}: set TACK_TOKEN, or run \`tack login\` for this server (the stored login is for ${stored.url})`
@@ -128,6 +127,5 @@ export function mcpTarget(env: NodeJS.ProcessEnv = process.env): ClientTarget {
       EXIT.usage,
     );
   }
-  const timeoutMs = clientTimeoutMs(env);
-  return { url: env.TACK_URL ? normalizeUrl(env.TACK_URL) : DEFAULT_URL, token, ...(timeoutMs === undefined ? {} : { timeoutMs }) };
+  return { url: env.TACK_URL ? normalizeUrl(env.TACK_URL) : DEFAULT_URL, token, timeoutMs: clientTimeoutMs(env) };
 }

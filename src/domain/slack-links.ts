@@ -89,7 +89,6 @@ export function slackPrincipal(member: SlackMember): Principal {
   return { orgId: member.orgId, memberId: member.id, tokenId: null, role: member.role, scopes: [...SCOPES], agent: false };
 }
 
-/** What an unknown Slack user is told. */
 /**
  * `howToLinkMessage` in one plain sentence, for where Slack shows at most 150 characters
  * (a modal's field error).
@@ -98,6 +97,7 @@ export function howToLinkShort(slackUserId: string): string {
   return `Your Slack account (${slackUserId}) is not linked to a tack member, so nothing was saved. Ask a tack owner or admin to link it.`;
 }
 
+/** What an unknown Slack user is told. */
 export function howToLinkMessage(slackUserId: string): string {
   return [
     `Your Slack account (${slackUserId}) is not linked to a tack member yet, so nothing was done.`,

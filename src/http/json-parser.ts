@@ -38,6 +38,7 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** A body's text, or undefined when its bytes are not UTF-8. */
 export function utf8Text(body: string | Buffer): string | undefined {
+  // Read as a Buffer (parseAs), though Fastify's types allow either.
   if (typeof body === 'string') return body;
   try {
     return UTF8.decode(body);

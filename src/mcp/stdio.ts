@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ApiClient, ApiError, type ApiResponse } from '../cli/api-client.js';
 import { mcpTarget } from '../cli/client-env.js';
@@ -7,6 +6,7 @@ import { loadManifest } from '../cli/manifest-file.js';
 import { requestFor } from '../cli/operation-request.js';
 import { cliErrorOf } from '../cli/run-operation.js';
 import { AppError } from '../domain/errors.js';
+import { newRequestId } from '../http/request-id.js';
 import { VERSION } from '../version.js';
 import { toolCall } from './tool-arguments.js';
 import { createToolServer, toolCatalog, type ToolInvoker } from './tool-server.js';
@@ -44,7 +44,7 @@ export async function runStdioServer(): Promise<void> {
     } catch (err) {
       if (err instanceof ApiError) return errorResult(err.envelope);
       // Refused here, before /v1 (an argument the tool does not take): an id of its own all the same, as every error has.
-      if (err instanceof AppError) return errorResult({ code: err.code, http_status: err.status, user_message: err.userMessage, errors: err.fields, request_id: `req_${randomBytes(12).toString('hex')}` });
+      if (err instanceof AppError) return errorResult({ code: err.code, http_status: err.status, user_message: err.userMessage, errors: err.fields, request_id: newRequestId() });
       throw err;
     }
   };

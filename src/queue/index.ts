@@ -35,7 +35,7 @@ export async function startJobs(deps: JobDeps, options: StartJobsOptions): Promi
   // Closing stops a sweep in progress at its next member or subscription (what it claimed is
   // sent), so a long sweep does not outlast the shutdown's grace period.
   let stopping = false;
-  const jobDeps: JobDeps = { ...deps, stopping: () => stopping || (deps.stopping?.() ?? false) };
+  const jobDeps: JobDeps = { ...deps, stopping: () => stopping };
   const run: RunJob = (name) => JOBS[name](jobDeps);
   const everyMs = options.everyMs ?? DEFAULT_EVERY_MS;
   const handle = options.redisUrl
