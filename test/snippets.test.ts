@@ -324,6 +324,29 @@ describe('updateSnippet and versions', () => {
     expect((await t.api('GET', `/v1/snippets/${s.id}`)).body.updated_at).toBe(renamed.body.updated_at);
   });
 
+  it('reads show what every write answered (the JSON Postgres keeps beside the row follows each write)', async () => {
+    const odd = 'Quote " back \\ é 😀 \u2028 </script>';
+    const s = await create({ type: 'html', name: odd, body: `<p>${odd}\t\u0001</p>`, category: odd, tags: [odd] });
+    expect(s.status).toBe(201);
+    /** The snippet as `getSnippet` and as `listSnippets` show it, each against what the write answered. */
+    const expectReadsToShow = async (answered: Record<string, unknown>) => {
+      const got = await t.api('GET', `/v1/snippets/${s.body.id}`);
+      expect(got.body).toEqual(answered);
+      const listed = await t.api('GET', '/v1/snippets?limit=100');
+      expect(listed.body.data.find((x: { id: string }) => x.id === s.body.id)).toEqual(answered);
+    };
+    await expectReadsToShow(s.body);
+    for (const change of [{ name: 'Plain' }, { tags: ['a', 'b'] }, { category: null }, { visibility: 'private' }, { body: 'v2 "body"' }]) {
+      const updated = await t.api('PATCH', `/v1/snippets/${s.body.id}`, { body: change });
+      expect(updated.status).toBe(200);
+      await expectReadsToShow(updated.body);
+    }
+    const rotated = await t.api('POST', `/v1/snippets/${s.body.id}/link`);
+    const current = (await t.api('PATCH', `/v1/snippets/${s.body.id}`, { body: { name: 'After rotation' } })).body;
+    expect(current.public_url).toBe(rotated.body.public_url);
+    await expectReadsToShow(current);
+  });
+
   it('replays an idempotent update', async () => {
     const s = (await create({ type: 'txt', name: 'Upd idem', body: 'a' })).body;
     const headers = { 'idempotency-key': 'upd-1' };

@@ -9,6 +9,7 @@ import { editing } from './0007-editing.js';
 import { webSessions } from './0008-web-sessions.js';
 import { snippetSlugPrefix } from './0010-snippet-slug-prefix.js';
 import { slackHome } from './0011-slack-home.js';
+import { snippetJson } from './0012-snippet-json.js';
 
 /** Every migration, in order. Later issues append theirs. */
-export const migrations: SqlMigration[] = [platform, snippets, work, slack, jobs, slackPauses, editing, webSessions, snippetSlugPrefix, slackHome];
+export const migrations: SqlMigration[] = [platform, snippets, work, slack, jobs, slackPauses, editing, webSessions, snippetSlugPrefix, slackHome, snippetJson];

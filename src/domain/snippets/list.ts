@@ -23,8 +23,8 @@ export function searchText(q: string | undefined): string | undefined {
  * search (`snippet_search_query`, migration 0002: `websearch_to_tsquery`, which accepts
  * any text as a query, so no input can make it fail; text without any word matches nothing).
  *
- * Each snippet comes as its JSON, built by Postgres (`snippetJson`), and the page as one row
- * (`pageRow`).
+ * Each snippet comes as its JSON, kept by Postgres beside the row (`snippetJsonAt`), and the
+ * page as one row (`pageRow`).
  *
  * `select updated_at, id, <json> from snippets left join snippet_links … where org_id = $org
  *  and (visibility …) and type = $type and tags @> array[$tag] and search @@ snippet_search_query($q)

@@ -1,10 +1,10 @@
-import type { ExpressionBuilder, Kysely, RawBuilder, Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import { QueryTemplate } from '../../db/query-template.js';
 import type { Database, SnippetsTable } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
 import { notFound } from '../errors.js';
 import { hasIdPrefix } from '../ids.js';
-import { col, isoText, JsonText, rowJson, textLiteral } from '../json-text.js';
+import { col, JsonText, textLiteral } from '../json-text.js';
 import { toIso } from '../time.js';
 import type { Snippet } from './fields.js';
 import { publicUrl } from './links.js';
@@ -27,7 +27,7 @@ export const snippetColumns = [
   'snippets.updated_at',
 ] as const;
 
-export type SnippetRow = Omit<Selectable<SnippetsTable>, 'search'>;
+export type SnippetRow = Omit<Selectable<SnippetsTable>, 'search' | 'json_head' | 'json_tail'>;
 export type SnippetWithLink = SnippetRow & { link: string | null };
 
 export const snippetNotFound = (ref: string) => notFound('snippet', ref);
@@ -141,8 +141,9 @@ export function publicBaseUrl(ctx: Ctx): string {
 }
 
 /**
- * `presentSnippet` of a `snippets` row left-joined to its active `snippet_links` row, built by
- * Postgres as JSON text (the same keys in the same order, the same bytes), for links at `base`.
+ * `presentSnippet` of a `snippets` row left-joined to its active `snippet_links` row, as JSON
+ * text (the same keys in the same order, the same bytes), for links at `base`: the row's stored
+ * JSON (migration 0012) with the link put in.
  */
 export function snippetJsonAt(base: string): RawBuilder<string> {
   // Built once per base URL: a builder is immutable, and building it is most of a list's query building.
@@ -156,20 +157,11 @@ export function snippetJsonAt(base: string): RawBuilder<string> {
 
 const snippetJsonByBase = new Map<string, RawBuilder<string>>();
 
+/**
+ * The stored parts (migration 0012) around the link: `json_head || ',"public_url":' ||
+ * coalesce(to_json('<base>/' || link)::text, 'null') || ',' || json_tail`.
+ */
 function buildSnippetJson(publicBaseUrl: string): RawBuilder<string> {
-  return rowJson({
-    id: col('snippets.id'),
-    org_id: col('snippets.org_id'),
-    type: col('snippets.type'),
-    name: col('snippets.name'),
-    slug: col('snippets.slug'),
-    category: col('snippets.category'),
-    tags: col('snippets.tags'),
-    visibility: col('snippets.visibility'),
-    version: col('snippets.version'),
-    public_url: `${textLiteral(`${publicBaseUrl}/`)} || "snippet_links"."link"`,
-    body: col('snippets.body'),
-    created_at: isoText('snippets.created_at'),
-    updated_at: isoText('snippets.updated_at'),
-  });
+  const url = `coalesce(to_json(${textLiteral(`${publicBaseUrl}/`)} || ${col('snippet_links.link')})::text, 'null')`;
+  return sql.raw<string>(`(${col('snippets.json_head')} || ',"public_url":' || ${url} || ',' || ${col('snippets.json_tail')})`);
 }
