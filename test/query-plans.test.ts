@@ -13,7 +13,7 @@ import { operations } from '../src/operations/index.js';
 import { connectTo, createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { startFakeSlack, type FakeSlack } from './helpers/fake-slack.js';
 import { seedForPlans } from './helpers/plan-seed.js';
-import { genericPlan, isPlannable, planOutline, planProblems, type RecordedQuery } from './helpers/query-plans.js';
+import { customPlanCost, genericPlan, isPlannable, planOutline, planProblems, type RecordedQuery } from './helpers/query-plans.js';
 import { commandBody, sign } from './helpers/slack-request.js';
 
 /**
@@ -42,6 +42,15 @@ const EXPECTED_SEQ_SCANS: { table: string; sql: RegExp; why: string }[] = [
   { table: 'members', sql: /^select distinct coalesce\(tz, 'UTC'\)/, why: "every member of the organization: the reminder sweep's time zones" },
 ];
 const SECRET = 'plans-secret';
+/** A keyset condition, `(sort, id) < (<key $n>, <id>)`, with or without the subqueries that hide it: $n is the key's parameter. */
+const KEYSET = /\) [<>] \(\(?(?:select )?cast\(\$(\d+) as/;
+/** Another position of the same type as `key`, far from it: the oldest time, date or number. */
+function farPast(key: unknown): unknown {
+  if (typeof key === 'number') return -2147483648;
+  if (typeof key === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(key)) return '1970-01-01';
+  if (typeof key === 'string' && /^\d{4}-/.test(key)) return '1970-01-01T00:00:00.000Z';
+  throw new Error(`a cursor key of an unknown kind: ${String(key)}`);
+}
 
 let database: TestDatabase;
 let handle: DbHandle;
@@ -199,6 +208,17 @@ describe('query plans under generic planning', () => {
         const plan = await genericPlan(client, query);
         const problems = planProblems(query, plan, INDEXED_TABLES, (table, text) => EXPECTED_SEQ_SCANS.some((e) => e.table === table && e.sql.test(text.trim())));
         if (problems.length > 0) failures.push(`${problems.join(', ')}\n  ${query.sql}\n${planOutline(plan, 2)}`);
+      }
+      // A cursor's position is hidden from the planner (pagination.ts, keyset): a plan made for
+      // one position costs what one made for any other, so it never looks cheaper than the
+      // generic plan, and Postgres does not plan every page after the first anew.
+      const cursorPages = statements.filter((q) => KEYSET.test(q.sql));
+      expect(cursorPages.length).toBeGreaterThanOrEqual(8);
+      for (const query of cursorPages) {
+        const keyAt = Number(KEYSET.exec(query.sql)![1]) - 1;
+        const elsewhere = { ...query, parameters: query.parameters.map((v, i) => (i === keyAt ? farPast(v) : v)) };
+        const [here, there] = [await customPlanCost(client, query), await customPlanCost(client, elsewhere)];
+        if (here !== there) failures.push(`the planner sees the cursor's position (cost ${here} here, ${there} at ${String(elsewhere.parameters[keyAt])})\n  ${query.sql}`);
       }
     } finally {
       await client.end();

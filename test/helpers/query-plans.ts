@@ -52,6 +52,20 @@ export async function genericPlan(client: pg.Client, query: RecordedQuery): Prom
 }
 
 /**
+ * The estimated cost of the plan Postgres makes for these values (`force_custom_plan`: the
+ * plan of a prepared statement's first five runs, which sees the values).
+ */
+export async function customPlanCost(client: pg.Client, query: RecordedQuery): Promise<number> {
+  await client.query('set plan_cache_mode = force_custom_plan');
+  await client.query('deallocate all');
+  await client.query(`prepare q as ${query.sql}`);
+  const args = query.parameters.length ? `(${query.parameters.map((v) => literal(client, v)).join(', ')})` : '';
+  const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: { 'Total Cost': number } }] }>(`explain (format json) execute q${args}`);
+  await client.query('deallocate q');
+  return rows[0]!['QUERY PLAN'][0].Plan['Total Cost'];
+}
+
+/**
  * What is wrong with a generic plan: a parallel Gather (the planner expected a large share of
  * a table), or a sequential scan of one of `indexedTables` (big tables whose queries all
  * have an index to go by). And, from the text, a LIMIT sent as a parameter, which a generic
