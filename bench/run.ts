@@ -119,7 +119,7 @@ async function main(): Promise<void> {
       if (scenario.extra) notes.push(...(await scenario.extra(ctx)));
     }
     if (hold) {
-      console.log(`holding: tack at ${tack.url}, database ${databaseUrl(dbName)}, token ${token}; Ctrl-C to stop`);
+      console.log(`holding: tack at ${tack.url}${compared ? `, tack at ${compareDir} at ${compared.url}` : ''}, database ${databaseUrl(dbName)}, token ${token}; Ctrl-C to stop`);
       await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
       return;
     }
