@@ -1,8 +1,9 @@
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type DbHandle } from '../src/db/connect.js';
-import { migrateToLatest, migrationProvider } from '../src/db/migrate.js';
-import { createTestDatabase, type TestDatabase } from './helpers/database.js';
+import type { DbHandle } from '../src/db/connect.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import type { TestDatabase } from './helpers/database.js';
+import { databaseMigratedTo } from './helpers/migrated-database.js';
 
 /**
  * Migration 0007 on a database that already holds criteria: positions become 0, 1, 2… per
@@ -13,10 +14,7 @@ let database: TestDatabase;
 let handle: DbHandle;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  handle = await connect({ databaseUrl: database.url, dataDir: '' });
-  const { error } = await new Migrator({ db: handle.db, provider: migrationProvider }).migrateTo('0005-jobs');
-  if (error) throw error;
+  ({ database, handle } = await databaseMigratedTo('0005-jobs'));
 });
 afterAll(async () => {
   await handle?.close();

@@ -1,8 +1,8 @@
-import { Migrator } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type DbHandle } from '../src/db/connect.js';
-import { migrateToLatest, migrationProvider } from '../src/db/migrate.js';
-import { createTestDatabase, type TestDatabase } from './helpers/database.js';
+import type { DbHandle } from '../src/db/connect.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import type { TestDatabase } from './helpers/database.js';
+import { databaseMigratedTo } from './helpers/migrated-database.js';
 
 /**
  * Migration 0012 on a database that already holds snippets: each gets its stored JSON at once,
@@ -14,10 +14,7 @@ let database: TestDatabase;
 let handle: DbHandle;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  handle = await connect({ databaseUrl: database.url, dataDir: '' });
-  const { error } = await new Migrator({ db: handle.db, provider: migrationProvider }).migrateTo('0011-slack-home');
-  if (error) throw error;
+  ({ database, handle } = await databaseMigratedTo('0011-slack-home'));
 });
 afterAll(async () => {
   await handle?.close();

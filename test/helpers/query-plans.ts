@@ -26,6 +26,7 @@ function literal(client: pg.Client, value: unknown): string {
 
 export interface PlanNode {
   'Node Type': string;
+  'Total Cost': number;
   'Relation Name'?: string;
   'Index Name'?: string;
   Plans?: PlanNode[];
@@ -36,13 +37,9 @@ function* walk(node: PlanNode): Generator<PlanNode> {
   for (const child of node.Plans ?? []) yield* walk(child);
 }
 
-/**
- * The plan Postgres uses for this statement once it has been run as a named prepared
- * statement often enough to switch to the generic plan (`plan_cache_mode =
- * force_generic_plan` forces that choice at once): planned without seeing the values.
- */
-export async function genericPlan(client: pg.Client, query: RecordedQuery): Promise<PlanNode> {
-  await client.query('set plan_cache_mode = force_generic_plan');
+/** `explain (format json)` of the statement as a named prepared statement, planned in `mode`. */
+async function preparedPlan(client: pg.Client, query: RecordedQuery, mode: 'force_generic_plan' | 'force_custom_plan'): Promise<PlanNode> {
+  await client.query(`set plan_cache_mode = ${mode}`);
   await client.query('deallocate all');
   await client.query(`prepare q as ${query.sql}`);
   const args = query.parameters.length ? `(${query.parameters.map((v) => literal(client, v)).join(', ')})` : '';
@@ -52,17 +49,20 @@ export async function genericPlan(client: pg.Client, query: RecordedQuery): Prom
 }
 
 /**
+ * The plan Postgres uses for this statement once it has been run as a named prepared
+ * statement often enough to switch to the generic plan (`plan_cache_mode =
+ * force_generic_plan` forces that choice at once): planned without seeing the values.
+ */
+export function genericPlan(client: pg.Client, query: RecordedQuery): Promise<PlanNode> {
+  return preparedPlan(client, query, 'force_generic_plan');
+}
+
+/**
  * The estimated cost of the plan Postgres makes for these values (`force_custom_plan`: the
  * plan of a prepared statement's first five runs, which sees the values).
  */
 export async function customPlanCost(client: pg.Client, query: RecordedQuery): Promise<number> {
-  await client.query('set plan_cache_mode = force_custom_plan');
-  await client.query('deallocate all');
-  await client.query(`prepare q as ${query.sql}`);
-  const args = query.parameters.length ? `(${query.parameters.map((v) => literal(client, v)).join(', ')})` : '';
-  const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: { 'Total Cost': number } }] }>(`explain (format json) execute q${args}`);
-  await client.query('deallocate q');
-  return rows[0]!['QUERY PLAN'][0].Plan['Total Cost'];
+  return (await preparedPlan(client, query, 'force_custom_plan'))['Total Cost'];
 }
 
 /**

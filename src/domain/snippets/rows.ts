@@ -143,25 +143,11 @@ export function publicBaseUrl(ctx: Ctx): string {
 /**
  * `presentSnippet` of a `snippets` row left-joined to its active `snippet_links` row, as JSON
  * text (the same keys in the same order, the same bytes), for links at `base`: the row's stored
- * JSON (migration 0012) with the link put in.
+ * JSON (migration 0012) around the link, `json_head || ',"public_url":' ||
+ * coalesce(to_json('<base>/' || link)::text, 'null') || ',' || json_tail`. Built when a
+ * `QueryTemplate` compiles a shape (the base is part of it), not per request.
  */
 export function snippetJsonAt(base: string): RawBuilder<string> {
-  // Built once per base URL: a builder is immutable, and building it is most of a list's query building.
-  let json = snippetJsonByBase.get(base);
-  if (json === undefined) {
-    json = buildSnippetJson(base);
-    snippetJsonByBase.set(base, json);
-  }
-  return json;
-}
-
-const snippetJsonByBase = new Map<string, RawBuilder<string>>();
-
-/**
- * The stored parts (migration 0012) around the link: `json_head || ',"public_url":' ||
- * coalesce(to_json('<base>/' || link)::text, 'null') || ',' || json_tail`.
- */
-function buildSnippetJson(publicBaseUrl: string): RawBuilder<string> {
-  const url = `coalesce(to_json(${textLiteral(`${publicBaseUrl}/`)} || ${col('snippet_links.link')})::text, 'null')`;
+  const url = `coalesce(to_json(${textLiteral(`${base}/`)} || ${col('snippet_links.link')})::text, 'null')`;
   return sql.raw<string>(`(${col('snippets.json_head')} || ',"public_url":' || ${url} || ',' || ${col('snippets.json_tail')})`);
 }
