@@ -177,6 +177,42 @@ describe('cards', () => {
     expect((await t.api('GET', '/v1/cards?limit=101')).status).toBe(422);
   });
 
+  it('finds the board and milestone of a list in its own statement: 404s first, cursors bound to the ids', async () => {
+    const b = await board({ name: 'Lookup', slug: 'lookup', ref_prefix: 'LKP' });
+    await board({ name: 'Bare', slug: 'bare', ref_prefix: 'BAR' });
+    expect((await t.api('POST', '/v1/milestones', { body: { ref: 'L1', name: 'Lookup one', kind: 'sprint' } })).status).toBe(201);
+    const ids = [];
+    for (const title of ['one', 'two', 'three']) ids.push((await card({ board: 'lookup', title, milestone: 'L1' })).id);
+    const p1 = await t.api('GET', '/v1/cards?board=lookup&milestone=l1&limit=2');
+    expect(p1.body.data.map((x: { id: string }) => x.id)).toEqual([ids[2], ids[1]]);
+    // The cursor is bound to the board and milestone found, whichever way they were named.
+    const p2 = await t.api('GET', `/v1/cards?board=${b.id}&milestone=L1&limit=2&cursor=${p1.body.next_cursor}`);
+    expect(p2.status).toBe(200);
+    expect(p2.body.data.map((x: { id: string }) => x.id)).toEqual([ids[0]]);
+    expect((await t.api('GET', `/v1/cards?board=bare&milestone=L1&limit=2&cursor=${p1.body.next_cursor}`)).body.code).toBe('invalid_cursor');
+    expect((await t.api('GET', `/v1/cards?board=lookup&limit=2&cursor=${p1.body.next_cursor}`)).body.code).toBe('invalid_cursor');
+    const empty = await t.api('GET', '/v1/cards?board=bare');
+    expect(empty.status).toBe(200);
+    expect(empty.body).toEqual({ data: [] });
+
+    const code = async (query: string) => {
+      const res = await t.api('GET', `/v1/cards?${query}`);
+      return `${res.status} ${res.body.code ?? ''}`.trim();
+    };
+    expect(await code('board=nowhere')).toBe('404 board_not_found');
+    expect(await code('board=brd_nowhere')).toBe('404 board_not_found');
+    expect(await code('milestone=M404')).toBe('404 milestone_not_found');
+    expect(await code('board=lookup&milestone=M404')).toBe('404 milestone_not_found');
+    // The board answers first, then the milestone, then the cursor: as when each had its own lookup.
+    expect(await code('board=nowhere&milestone=M404')).toBe('404 board_not_found');
+    expect(await code(`board=nowhere&cursor=${p1.body.next_cursor}`)).toBe('404 board_not_found');
+    expect(await code('board=nowhere&cursor=not-a-cursor')).toBe('404 board_not_found');
+    expect(await code('milestone=M404&cursor=not-a-cursor')).toBe('404 milestone_not_found');
+    expect(await code('board=lookup&cursor=not-a-cursor')).toBe('400 invalid_cursor');
+    const other = await t.api('GET', '/v1/cards?board=nowhere');
+    expect(other.body.user_message).toBe('No board with the identifier "nowhere".');
+  });
+
   it('changes title, due date, milestone and assignees with a move, and clears them with null', async () => {
     const c = await card({ board: 'eng', title: 'editable' });
     const moved = await t.api('PATCH', `/v1/cards/${c.ref}`, {

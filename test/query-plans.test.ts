@@ -129,6 +129,8 @@ function readRequests(first: (path: string) => Promise<{ next_cursor?: string; d
       ['listCards', `/v1/cards?board=${boardSlug}&status=done`],
       ['listCards', '/v1/cards?assignee=me'],
       ['listCards', '/v1/cards?assignee=mem_p5'],
+      ['listCards', '/v1/cards?board=brd_p5&milestone=M5'],
+      ['listCards', '/v1/cards?milestone=ms_p10&status=backlog'],
       ['getCard', `/v1/cards/${card.id}`],
       ['getCard', `/v1/cards/${card.ref}`],
       ['listCriteria', `/v1/cards/${card.id}/criteria`],

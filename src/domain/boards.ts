@@ -78,18 +78,28 @@ export function presentBoard(row: BoardRow): Board {
  * (its number counter), so a card and the board's deletion take turns.
  */
 export async function findBoard(db: Kysely<Database>, orgId: string, key: string, lock = false): Promise<Board> {
-  const byId = hasIdPrefix(key, 'brd');
-  const row = await boardByKey.executeTakeFirst(db, { byId, lock }, { org: orgId, key: byId ? key : key.toLowerCase() });
+  const { byId, value } = boardLookup(key);
+  const row = await boardByKey.executeTakeFirst(db, { byId, lock }, { org: orgId, key: value });
   if (!row) throw notFound('board', key);
   return presentBoard(row);
 }
 
-const boardByKey = new QueryTemplate('findBoard', (db, shape: { byId: boolean; lock: boolean }, v: { org: string; key: string }) => {
-  const q = db
+/** How a board key finds its board: by id (`brd_…`), else by slug, compared as stored (lowercase). */
+export function boardLookup(key: string): { byId: boolean; value: string } {
+  const byId = hasIdPrefix(key, 'brd');
+  return { byId, value: byId ? key : key.toLowerCase() };
+}
+
+/** The organization's boards matching a `boardLookup`: `select … from boards where org_id = $1 and (id|slug) = $2`. */
+export function boardsByKey(db: Kysely<Database>, byId: boolean, org: string, value: string) {
+  return db
     .selectFrom('boards')
-    .select(boardColumns)
-    .where('org_id', '=', v.org)
-    .where(shape.byId ? 'id' : 'slug', '=', v.key);
+    .where('org_id', '=', org)
+    .where(byId ? 'id' : 'slug', '=', value);
+}
+
+const boardByKey = new QueryTemplate('findBoard', (db, shape: { byId: boolean; lock: boolean }, v: { org: string; key: string }) => {
+  const q = boardsByKey(db, shape.byId, v.org, v.key).select(boardColumns);
   return shape.lock ? q.forUpdate() : q;
 });
 

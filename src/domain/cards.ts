@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { sql } from 'kysely';
 import { QueryTemplate } from '../db/query-template.js';
 import { WORKFLOW_STATUSES, type WorkflowStatus } from './vocabulary.js';
-import { boardKey, findBoard } from './boards.js';
+import { boardKey, boardLookup, boardsByKey, findBoard } from './boards.js';
 import { assigneeIds, requireMembers, setAssignees } from './card-assignees.js';
 import { cardJson, cardsJoined, cardsWithDetails } from './card-query.js';
 import { findCard, formatCardRef } from './card-refs.js';
@@ -12,9 +12,9 @@ import { notFound } from './errors.js';
 import { id, key, label, pageQuery } from './fields.js';
 import { dueDate } from './todo-due.js';
 import { hasIdPrefix, newId } from './ids.js';
-import { findMilestoneId, milestoneKey } from './milestones.js';
+import { findMilestoneId, milestoneKey, milestoneLookup, milestonesByKey } from './milestones.js';
 import { pageJson, pageNumber, pageRow, type JsonText } from './json-text.js';
-import { checkPosition, fetchLimit, keyset, pageLimit, readCursor } from './pagination.js';
+import { checkPosition, decodeCursor, fetchLimit, keyset, pageLimit, positionIn, type Cursor } from './pagination.js';
 import { toIso } from './time.js';
 
 export const cardSchema = z.object({
@@ -110,27 +110,51 @@ export async function getCard(ctx: Ctx, input: z.infer<typeof cardKeyInput>): Pr
 /**
  * Cards newest first, filtered by board (id or slug), status, assignee (`me` or a member id)
  * and milestone (ref); each card comes as its JSON, built by Postgres (`cardJson`), and the
- * page as one row (`pageRow`).
+ * page as one row (`pageRow`). The board and milestone are found by that same statement (one
+ * round trip, not three) and come back with the page, so a missing one still answers its 404,
+ * and before a cursor's 400, as their own lookups did; a cursor is bound to the ids they
+ * resolved to (`board=eng` and `board=brd_…` page alike).
  */
 export async function listCards(ctx: Ctx, input: z.infer<typeof listCardsInput>): Promise<JsonText> {
-  const boardId = input.board === undefined ? null : (await findBoard(ctx.db, ctx.principal.orgId, input.board)).id;
-  const milestoneId = input.milestone === undefined ? null : await findMilestoneId(ctx.db, ctx.principal.orgId, input.milestone);
+  const orgId = ctx.principal.orgId;
+  let cursor: Cursor | undefined;
+  try {
+    cursor = decodeCursor(input.cursor);
+    if (cursor) checkPosition(cursor.at, 'timestamptz');
+  } catch (err) {
+    if (input.board !== undefined) await findBoard(ctx.db, orgId, input.board);
+    if (input.milestone !== undefined) await findMilestoneId(ctx.db, orgId, input.milestone);
+    throw err;
+  }
+  const board = input.board === undefined ? undefined : boardLookup(input.board);
+  const milestone = input.milestone === undefined ? undefined : milestoneLookup(input.milestone);
   const assignee = input.assignee === 'me' ? ctx.principal.memberId : (input.assignee ?? null);
   const status = input.status ?? null;
-  const scope = ['cards', ctx.principal.orgId, boardId, status, assignee, milestoneId];
-  const at = readCursor(input.cursor, scope);
-  if (at) checkPosition(at, 'timestamptz');
   const limit = pageLimit(input);
-  const shape: CardListShape = { board: boardId !== null, status: status !== null, milestone: milestoneId !== null, assignee: assignee !== null, at: at !== undefined, limit };
-  const values = { org: ctx.principal.orgId, board: boardId, status, milestone: milestoneId, assignee, key: at?.key ?? null, id: at?.id ?? null };
-  return pageJson(await cardPage.executeTakeFirst(ctx.db, shape, values), scope);
+  const shape: CardListShape = {
+    board: board === undefined ? null : board.byId ? 'id' : 'slug',
+    status: status !== null,
+    milestone: milestone === undefined ? null : milestone.byId ? 'id' : 'ref',
+    assignee: assignee !== null,
+    at: cursor !== undefined,
+    limit,
+  };
+  const values = { org: orgId, board: board?.value ?? null, status, milestone: milestone?.value ?? null, assignee, key: cursor?.at.key ?? null, id: cursor?.at.id ?? null };
+  const row = await cardPage.executeTakeFirst(ctx.db, shape, values);
+  const boardId = row?.board_id ?? null;
+  const milestoneId = row?.milestone_id ?? null;
+  if (input.board !== undefined && boardId === null) throw notFound('board', input.board);
+  if (input.milestone !== undefined && milestoneId === null) throw notFound('milestone', input.milestone);
+  const scope = ['cards', orgId, boardId, status, assignee, milestoneId];
+  if (cursor) positionIn(cursor, scope);
+  return pageJson(row, scope);
 }
 
-/** What the list's SQL text depends on: which filters apply, and the page size. */
+/** What the list's SQL text depends on: which filters apply (and how a board or milestone is named), and the page size. */
 interface CardListShape {
-  board: boolean;
+  board: 'id' | 'slug' | null;
   status: boolean;
-  milestone: boolean;
+  milestone: 'id' | 'ref' | null;
   assignee: boolean;
   at: boolean;
   limit: number;
@@ -146,18 +170,32 @@ type CardListValues = {
   id: string | null;
 };
 
+/**
+ * `pageRow` of the cards, with the ids the board and milestone keys found (null: none),
+ * each from a scalar subquery that Postgres runs once (an InitPlan):
+ *
+ * ```sql
+ * select string_agg(…), …, (select id from boards where org_id = $1 and slug = $2) as board_id
+ * from (select … from cards c … where c.board_id = (select id from boards where org_id = $1 and slug = $2) …) p
+ * ```
+ */
 const cardPage = new QueryTemplate('listCards', (db, shape: CardListShape, v: CardListValues) => {
+  const boardId = () => boardsByKey(db, shape.board === 'id', v.org, v.board!).select('id');
+  const milestoneId = () => milestonesByKey(db, shape.milestone === 'id', v.org, v.milestone!).select('id');
   let q = cardsJoined(db, v.org).select(['c.created_at', 'c.id', cardJson.as('json'), pageNumber('c.created_at', 'c.id')]);
-  if (shape.board) q = q.where('c.board_id', '=', v.board!);
+  if (shape.board) q = q.where('c.board_id', '=', boardId());
   if (shape.status) q = q.where('c.workflow_status', '=', v.status!);
-  if (shape.milestone) q = q.where('c.milestone_id', '=', v.milestone!);
+  if (shape.milestone) q = q.where('c.milestone_id', '=', milestoneId());
   if (shape.assignee) {
     q = q.where(({ exists, selectFrom }) =>
       exists(selectFrom('card_assignees as f').select('f.card_id').whereRef('f.card_id', '=', 'c.id').where('f.member_id', '=', v.assignee!)),
     );
   }
   if (shape.at) q = q.where(keyset('c.created_at', 'c.id', { key: v.key!, id: v.id! }, 'timestamptz', '<'));
-  return pageRow(db, q.orderBy('c.created_at', 'desc').orderBy('c.id', 'desc').limit(fetchLimit(shape.limit)), 'created_at', shape.limit);
+  return pageRow(db, q.orderBy('c.created_at', 'desc').orderBy('c.id', 'desc').limit(fetchLimit(shape.limit)), 'created_at', shape.limit).select([
+    (shape.board ? boardId() : sql<null>`null`).as('board_id'),
+    (shape.milestone ? milestoneId() : sql<null>`null`).as('milestone_id'),
+  ]);
 });
 
 /**

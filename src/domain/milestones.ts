@@ -77,15 +77,26 @@ export function presentMilestone(row: MilestoneRow): Milestone {
  * ends, so a rename and a delete of one milestone take turns.
  */
 export async function findMilestone(db: Kysely<Database>, orgId: string, key: string, lock = false): Promise<{ id: string; ref: string }> {
-  const byId = hasIdPrefix(key, 'ms');
-  const row = await milestoneByKey.executeTakeFirst(db, { byId, lock }, { org: orgId, key: byId ? key : key.toLowerCase() });
+  const { byId, value } = milestoneLookup(key);
+  const row = await milestoneByKey.executeTakeFirst(db, { byId, lock }, { org: orgId, key: value });
   if (!row) throw notFound('milestone', key);
   return row;
 }
 
+/** How a milestone key finds its milestone: by id (`ms_…`), else by ref, case-insensitive (lowercased here). */
+export function milestoneLookup(key: string): { byId: boolean; value: string } {
+  const byId = hasIdPrefix(key, 'ms');
+  return { byId, value: byId ? key : key.toLowerCase() };
+}
+
+/** The organization's milestones matching a `milestoneLookup`: `… where org_id = $1 and (id = $2 | lower(ref) = $2)`. */
+export function milestonesByKey(db: Kysely<Database>, byId: boolean, org: string, value: string) {
+  const q = db.selectFrom('milestones').where('org_id', '=', org);
+  return byId ? q.where('id', '=', value) : q.where(sql<string>`lower(ref)`, '=', value);
+}
+
 const milestoneByKey = new QueryTemplate('findMilestone', (db, shape: { byId: boolean; lock: boolean }, v: { org: string; key: string }) => {
-  let q = db.selectFrom('milestones').select(['id', 'ref']).where('org_id', '=', v.org);
-  q = shape.byId ? q.where('id', '=', v.key) : q.where(sql<string>`lower(ref)`, '=', v.key);
+  const q = milestonesByKey(db, shape.byId, v.org, v.key).select(['id', 'ref']);
   return shape.lock ? q.forUpdate() : q;
 });
 

@@ -40,11 +40,18 @@ function fingerprint(scope: unknown): string {
   return print;
 }
 
+/** A cursor as decoded, before it is checked against a list's scope (`positionIn`). */
+export interface Cursor {
+  at: Position;
+  print: string;
+}
+
 /**
- * Decodes a cursor made for the same list and the same filters (`scope`); a cursor from
- * another list or other filters is refused with 400 `invalid_cursor`.
+ * A cursor's position and the fingerprint of the scope it was made for; 400 `invalid_cursor`
+ * when it is not a cursor of ours. For a read that learns part of its scope from its own
+ * query (`listCards` resolves the board there): `positionIn` then checks the scope.
  */
-export function readCursor(cursor: string | undefined, scope: unknown): Position | undefined {
+export function decodeCursor(cursor: string | undefined): Cursor | undefined {
   if (cursor === undefined || cursor === '') return undefined;
   let parsed: unknown;
   try {
@@ -57,11 +64,26 @@ export function readCursor(cursor: string | undefined, scope: unknown): Position
     parsed.length !== 3 ||
     (typeof parsed[0] !== 'string' && typeof parsed[0] !== 'number') ||
     typeof parsed[1] !== 'string' ||
-    parsed[2] !== fingerprint(scope)
+    typeof parsed[2] !== 'string'
   ) {
     throw invalidCursor();
   }
-  return { key: parsed[0], id: parsed[1] };
+  return { at: { key: parsed[0], id: parsed[1] }, print: parsed[2] };
+}
+
+/** The cursor's position if it was made for `scope` (the same list, the same filters); else 400 `invalid_cursor`. */
+export function positionIn(cursor: Cursor, scope: unknown): Position {
+  if (cursor.print !== fingerprint(scope)) throw invalidCursor();
+  return cursor.at;
+}
+
+/**
+ * Decodes a cursor made for the same list and the same filters (`scope`); a cursor from
+ * another list or other filters is refused with 400 `invalid_cursor`.
+ */
+export function readCursor(cursor: string | undefined, scope: unknown): Position | undefined {
+  const decoded = decodeCursor(cursor);
+  return decoded && positionIn(decoded, scope);
 }
 
 export function makeCursor(position: Position, scope: unknown): string {
