@@ -213,6 +213,33 @@ describe('cards', () => {
     expect(other.body.user_message).toBe('No board with the identifier "nowhere".');
   });
 
+  it('lists each card as its last write answered it (the JSON Postgres keeps follows every write)', async () => {
+    const odd = 'Quote " back \\ é 😀 \u2028 </script>\t';
+    const b = await board({ name: 'Echo', slug: 'echo', ref_prefix: 'ECH' });
+    expect((await t.api('POST', '/v1/milestones', { body: { ref: 'E1', name: 'Echo one', kind: 'sprint' } })).status).toBe(201);
+    const listed = async (id: string) => {
+      const res = await t.api('GET', '/v1/cards?board=echo&limit=100');
+      return res.body.data.find((c: { id: string }) => c.id === id);
+    };
+    const created = await card({ board: 'echo', title: odd, due_on: '2026-05-06', milestone: 'E1', assignee_ids: [memberId, ownerId], criteria: ['a', 'b'] });
+    expect(await listed(created.id)).toEqual(created);
+    const writes: Record<string, unknown>[] = [
+      { title: 'plain' },
+      { workflow_status: 'in_review' },
+      { due_on: null },
+      { milestone: null, assignee_ids: [] },
+      { title: odd, due_on: '2027-01-31', workflow_status: 'done', milestone: 'E1' },
+    ];
+    for (const body of writes) {
+      const res = await t.api('PATCH', `/v1/cards/${created.id}`, { body });
+      expect(res.status).toBe(200);
+      expect(await listed(created.id)).toEqual(res.body);
+    }
+    expect((await t.api('PATCH', `/v1/boards/${b.id}`, { body: { gated: true } })).status).toBe(200);
+    expect(await listed(created.id)).toEqual((await t.api('GET', `/v1/cards/${created.id}`)).body);
+    expect((await listed(created.id)).gated).toBe(true);
+  });
+
   it('changes title, due date, milestone and assignees with a move, and clears them with null', async () => {
     const c = await card({ board: 'eng', title: 'editable' });
     const moved = await t.api('PATCH', `/v1/cards/${c.ref}`, {

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { col, isoText, rowJson } from './json-text.js';
+import { col } from './json-text.js';
 
 /**
  * Cards of one organization with everything their output shows, in one query: the board's
@@ -35,24 +35,24 @@ export function cardsWithDetails(db: Kysely<Database>, orgId: string) {
 }
 
 /**
- * `presentCard` of a `cardsWithDetails` row, built by Postgres as JSON text (the same keys in
- * the same order, the same bytes); select it from `cardsJoined`.
+ * `presentCard` of a `cardsWithDetails` row, as JSON text built by Postgres (the same keys in
+ * the same order, the same bytes); select it from `cardsJoined`. The card's own columns come
+ * stored (`json_body`, `json_tail`: migration 0013); what other tables hold is put in between.
  */
-export const cardJson = rowJson({
-  id: col('c.id'),
-  ref: `${col('b.ref_prefix')} || '-' || ${col('c.number')}`,
-  board_id: col('c.board_id'),
-  title: col('c.title'),
-  workflow_status: col('c.workflow_status'),
-  gated: col('b.gated'),
-  criteria_done: col('kc.criteria_done'),
-  criteria_total: col('kc.criteria_total'),
-  due_on: col('c.due_on'),
-  assignee_ids: col('ca.assignee_ids'),
-  milestone: col('m.ref'),
-  created_at: isoText('c.created_at'),
-  updated_at: isoText('c.updated_at'),
-});
+export const cardJson = sql.raw<string>(
+  [
+    `'{"id":' || to_json(${col('c.id')})::text`,
+    `',"ref":' || to_json(${col('b.ref_prefix')} || '-' || ${col('c.number')})::text`,
+    col('c.json_body'),
+    `',"gated":' || ${col('b.gated')}::text`,
+    `',"criteria_done":' || ${col('kc.criteria_done')}`,
+    `',"criteria_total":' || ${col('kc.criteria_total')}`,
+    `',"due_on":' || coalesce(to_json(${col('c.due_on')})::text, 'null')`,
+    `',"assignee_ids":' || array_to_json(${col('ca.assignee_ids')})::text`,
+    `',"milestone":' || coalesce(to_json(${col('m.ref')})::text, 'null')`,
+    col('c.json_tail'),
+  ].join(' || '),
+);
 
 /** The joins and lateral aggregates of `cardsWithDetails`, for a selection of one's own. */
 export function cardsJoined(db: Kysely<Database>, orgId: string) {
