@@ -122,6 +122,7 @@ export async function listCards(ctx: Ctx, input: z.infer<typeof listCardsInput>)
     cursor = decodeCursor(input.cursor);
     if (cursor) checkPosition(cursor.at, 'timestamptz');
   } catch (err) {
+    // Not a cursor of ours: a missing board or milestone still answers first (rare, so looked up apart).
     if (input.board !== undefined) await findBoard(ctx.db, orgId, input.board);
     if (input.milestone !== undefined) await findMilestoneId(ctx.db, orgId, input.milestone);
     throw err;
