@@ -26,7 +26,8 @@ const CARDS =
 
 /**
  * getMilestoneStatus for a milestone of 500 cards with 10 criteria each, and listCards with
- * a status filter on a board of 100,000 cards.
+ * a status filter on a board of 100,000 cards and on a quiet board beside it (whose cards
+ * are all older: a plan that walks the organization's cards in that status reads them all).
  */
 export const cards: Scenario = {
   name: 'cards',
@@ -44,6 +45,18 @@ export const cards: Scenario = {
               (array['backlog','in_progress','in_review','done'])[1 + g % 4],
               now() - make_interval(secs => g), now() - make_interval(secs => g)
        from generate_series(1, ${BOARD_CARDS}) g`,
+      [orgId],
+    );
+    // A quiet board: 40 cards, all older than the big board's, all in the backlog.
+    await ctx.pool.query(
+      `insert into boards (id, org_id, name, slug, ref_prefix, next_ref) values ('brd_quiet', $1, 'Quiet', 'quiet', 'QUI', 41)`,
+      [orgId],
+    );
+    await ctx.pool.query(
+      `insert into cards (id, org_id, board_id, number, title, workflow_status, created_at, updated_at)
+       select 'crd_q' || g, $1, 'brd_quiet', g, 'Quiet ' || g, 'backlog',
+              now() - interval '10 years' + make_interval(secs => g), now() - interval '10 years' + make_interval(secs => g)
+       from generate_series(1, 40) g`,
       [orgId],
     );
     await ctx.pool.query('analyze');
@@ -65,6 +78,20 @@ export const cards: Scenario = {
           [
             { sql: BOARD, params: [orgId, 'bench'] },
             { sql: CARDS, params: [orgId, 'brd_bench', 'in_review'] },
+          ],
+          'page',
+        ),
+      },
+      {
+        name: 'listCards, a quiet board\'s column (40 old cards beside the 100k-card board)',
+        url: `${ctx.url}/v1/cards?board=quiet&status=backlog`,
+        headers: auth,
+        baselines: await rawBaselines(
+          ctx,
+          'list-cards-quiet',
+          [
+            { sql: BOARD, params: [orgId, 'quiet'] },
+            { sql: CARDS, params: [orgId, 'brd_quiet', 'backlog'] },
           ],
           'page',
         ),

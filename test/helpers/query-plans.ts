@@ -89,6 +89,12 @@ export function planProblems(
   return problems;
 }
 
+/** Whether some node of the plan scans by `index`. */
+export function usesIndex(plan: PlanNode, index: string): boolean {
+  for (const node of walk(plan)) if (node['Index Name'] === index) return true;
+  return false;
+}
+
 /** The plan as one line per node, indented, for a failure message. */
 export function planOutline(plan: PlanNode, depth = 0): string {
   const name = [plan['Node Type'], plan['Relation Name'] && `on ${plan['Relation Name']}`, plan['Index Name'] && `using ${plan['Index Name']}`]
