@@ -52,6 +52,11 @@ const EXPECTED_INDEXES: { sql: RegExp; index: string; why: string }[] = [
     index: 'cards_board_status_created',
     why: "a board's column: not the organization's cards in that status, filtered by board",
   },
+  {
+    sql: /^(?!.*"search").*"snippets"\."type" = \$/,
+    index: 'snippets_org_type_updated',
+    why: "one type's snippets: not all of the organization's, filtered by type",
+  },
 ];
 const SECRET = 'plans-secret';
 /** A keyset condition, `(sort, id) < (<key $n>, <id>)`, with or without the subqueries that hide it: $n is the key's parameter. */
