@@ -61,6 +61,9 @@ export const cards: Scenario = {
     );
     await ctx.pool.query('analyze');
     const auth = { authorization: `Bearer ${ctx.token}` };
+    /** The raw routes of a board's column: the board by slug, then its cards in that status. */
+    const boardColumn = (id: string, slug: string, status: string) =>
+      rawBaselines(ctx, id, [{ sql: BOARD, params: [orgId, slug] }, { sql: CARDS, params: [orgId, `brd_${slug}`, status] }], 'page');
     return [
       {
         name: `getMilestoneStatus (${MILESTONE_CARDS} cards × ${CRITERIA_PER_CARD} criteria)`,
@@ -72,29 +75,13 @@ export const cards: Scenario = {
         name: `listCards board+status filter (${BOARD_CARDS / 1000}k-card board)`,
         url: `${ctx.url}/v1/cards?board=bench&status=in_review`,
         headers: auth,
-        baselines: await rawBaselines(
-          ctx,
-          'list-cards',
-          [
-            { sql: BOARD, params: [orgId, 'bench'] },
-            { sql: CARDS, params: [orgId, 'brd_bench', 'in_review'] },
-          ],
-          'page',
-        ),
+        baselines: await boardColumn('list-cards', 'bench', 'in_review'),
       },
       {
         name: 'listCards, a quiet board\'s column (40 old cards beside the 100k-card board)',
         url: `${ctx.url}/v1/cards?board=quiet&status=backlog`,
         headers: auth,
-        baselines: await rawBaselines(
-          ctx,
-          'list-cards-quiet',
-          [
-            { sql: BOARD, params: [orgId, 'quiet'] },
-            { sql: CARDS, params: [orgId, 'brd_quiet', 'backlog'] },
-          ],
-          'page',
-        ),
+        baselines: await boardColumn('list-cards-quiet', 'quiet', 'backlog'),
       },
     ];
   },

@@ -7,7 +7,7 @@ import { uniqueViolation } from './db-errors.js';
 import { slugify } from './slug.js';
 import { AppError, conflict, notFound, validationFailed } from './errors.js';
 import { key, label, pageQuery } from './fields.js';
-import { hasIdPrefix, newId } from './ids.js';
+import { keyLookup, newId } from './ids.js';
 import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { requireConfigWrite } from './permissions.js';
 import { toIso } from './time.js';
@@ -78,19 +78,13 @@ export function presentBoard(row: BoardRow): Board {
  * (its number counter), so a card and the board's deletion take turns.
  */
 export async function findBoard(db: Kysely<Database>, orgId: string, key: string, lock = false): Promise<Board> {
-  const { byId, value } = boardLookup(key);
+  const { byId, value } = keyLookup(key, 'brd');
   const row = await boardByKey.executeTakeFirst(db, { byId, lock }, { org: orgId, key: value });
   if (!row) throw notFound('board', key);
   return presentBoard(row);
 }
 
-/** How a board key finds its board: by id (`brd_…`), else by slug, compared as stored (lowercase). */
-export function boardLookup(key: string): { byId: boolean; value: string } {
-  const byId = hasIdPrefix(key, 'brd');
-  return { byId, value: byId ? key : key.toLowerCase() };
-}
-
-/** The organization's boards matching a `boardLookup`: `select … from boards where org_id = $1 and (id|slug) = $2`. */
+/** The organization's boards matching a `keyLookup`: `select … from boards where org_id = $1 and (id|slug) = $2`. */
 export function boardsByKey(db: Kysely<Database>, byId: boolean, org: string, value: string) {
   return db
     .selectFrom('boards')

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { sql } from 'kysely';
 import { QueryTemplate } from '../db/query-template.js';
 import { WORKFLOW_STATUSES, type WorkflowStatus } from './vocabulary.js';
-import { boardKey, boardLookup, boardsByKey, findBoard } from './boards.js';
+import { boardKey, boardsByKey, findBoard } from './boards.js';
 import { assigneeIds, requireMembers, setAssignees } from './card-assignees.js';
 import { cardJson, cardsJoined, cardsWithDetails } from './card-query.js';
 import { findCard, formatCardRef } from './card-refs.js';
@@ -11,8 +11,8 @@ import { criterionTitle, insertCriteria } from './criteria.js';
 import { notFound } from './errors.js';
 import { id, key, label, pageQuery } from './fields.js';
 import { dueDate } from './todo-due.js';
-import { hasIdPrefix, newId } from './ids.js';
-import { findMilestoneId, milestoneKey, milestoneLookup, milestonesByKey } from './milestones.js';
+import { keyLookup, newId } from './ids.js';
+import { findMilestoneId, milestoneKey, milestonesByKey } from './milestones.js';
 import { pageJson, pageNumber, pageRow, type JsonText } from './json-text.js';
 import { checkPosition, decodeCursor, fetchLimit, keyset, pageLimit, positionIn, type Cursor } from './pagination.js';
 import { toIso } from './time.js';
@@ -127,8 +127,8 @@ export async function listCards(ctx: Ctx, input: z.infer<typeof listCardsInput>)
     if (input.milestone !== undefined) await findMilestoneId(ctx.db, orgId, input.milestone);
     throw err;
   }
-  const board = input.board === undefined ? undefined : boardLookup(input.board);
-  const milestone = input.milestone === undefined ? undefined : milestoneLookup(input.milestone);
+  const board = input.board === undefined ? undefined : keyLookup(input.board, 'brd');
+  const milestone = input.milestone === undefined ? undefined : keyLookup(input.milestone, 'ms');
   const assignee = input.assignee === 'me' ? ctx.principal.memberId : (input.assignee ?? null);
   const status = input.status ?? null;
   const limit = pageLimit(input);
@@ -213,12 +213,12 @@ export async function createCard(ctx: Ctx, input: z.infer<typeof createCardInput
   const milestoneId = input.milestone === undefined ? null : await findMilestoneId(ctx.db, orgId, input.milestone);
   const assignees = input.assignee_ids ?? [];
   await requireMembers(ctx.db, orgId, assignees);
-  const byId = hasIdPrefix(input.board, 'brd');
+  const { byId, value } = keyLookup(input.board, 'brd');
   const board = await ctx.db
     .updateTable('boards')
     .set({ next_ref: sql`next_ref + 1` })
     .where('org_id', '=', orgId)
-    .where(byId ? 'id' : 'slug', '=', byId ? input.board : input.board.toLowerCase())
+    .where(byId ? 'id' : 'slug', '=', value)
     .returning(['id', sql<number>`next_ref - 1`.as('number')])
     .executeTakeFirst();
   if (!board) throw notFound('board', input.board);

@@ -12,6 +12,15 @@ export function newId(prefix: IdPrefix): string {
   return `${prefix}_${out}`;
 }
 
+/**
+ * How a key given for a board (`brd`) or milestone (`ms`) finds it: an id as given, else its
+ * slug or ref, which are compared lowercased.
+ */
+export function keyLookup(key: string, prefix: IdPrefix): { byId: boolean; value: string } {
+  const byId = hasIdPrefix(key, prefix);
+  return { byId, value: byId ? key : key.toLowerCase() };
+}
+
 /** True when `value` looks like an id of that type; used to tell ids from slugs and refs. */
 export function hasIdPrefix(value: string, prefix: IdPrefix): boolean {
   return value.startsWith(`${prefix}_`);

@@ -13,27 +13,12 @@ export class JsonText {
   constructor(readonly text: string) {}
 }
 
-/**
- * One row as a JSON object of `columns` (name → SQL text over the query's tables), in that
- * order: `(select row_to_json(o)::text from (select … as "id", … as "name") o)`. The text is
- * SQL of ours, never input; a builder made of it once costs kysely nothing to compile.
- */
-export function rowJson(columns: Record<string, string>): RawBuilder<string> {
-  const fields = Object.entries(columns).map(([name, value]) => `${value} as "${name}"`);
-  return sql.raw<string>(`(select row_to_json(o)::text from (select ${fields.join(', ')}) o)`);
-}
-
 /** A column reference as SQL text: `snippets.id` → `"snippets"."id"`. */
 export function col(column: string): string {
   return column
     .split('.')
     .map((part) => `"${part}"`)
     .join('.');
-}
-
-/** A timestamptz column as `toIso` prints it: UTC, milliseconds cut (not rounded) from microseconds. */
-export function isoText(column: string): string {
-  return `to_char(${col(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
 
 /** A string as an SQL literal (standard_conforming_strings, Postgres's default: only `'` is doubled). */

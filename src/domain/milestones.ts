@@ -6,7 +6,7 @@ import type { Ctx } from './context.js';
 import { uniqueViolation } from './db-errors.js';
 import { AppError, notFound } from './errors.js';
 import { isoDate, label, pageQuery } from './fields.js';
-import { hasIdPrefix, newId } from './ids.js';
+import { keyLookup, newId } from './ids.js';
 import { milestonesWithStatus } from './milestone-status.js';
 import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { toIso } from './time.js';
@@ -77,19 +77,13 @@ export function presentMilestone(row: MilestoneRow): Milestone {
  * ends, so a rename and a delete of one milestone take turns.
  */
 export async function findMilestone(db: Kysely<Database>, orgId: string, key: string, lock = false): Promise<{ id: string; ref: string }> {
-  const { byId, value } = milestoneLookup(key);
+  const { byId, value } = keyLookup(key, 'ms');
   const row = await milestoneByKey.executeTakeFirst(db, { byId, lock }, { org: orgId, key: value });
   if (!row) throw notFound('milestone', key);
   return row;
 }
 
-/** How a milestone key finds its milestone: by id (`ms_…`), else by ref, case-insensitive (lowercased here). */
-export function milestoneLookup(key: string): { byId: boolean; value: string } {
-  const byId = hasIdPrefix(key, 'ms');
-  return { byId, value: byId ? key : key.toLowerCase() };
-}
-
-/** The organization's milestones matching a `milestoneLookup`: `… where org_id = $1 and (id = $2 | lower(ref) = $2)`. */
+/** The organization's milestones matching a `keyLookup`: `… where org_id = $1 and (id = $2 | lower(ref) = $2)`. */
 export function milestonesByKey(db: Kysely<Database>, byId: boolean, org: string, value: string) {
   const q = db.selectFrom('milestones').where('org_id', '=', org);
   return byId ? q.where('id', '=', value) : q.where(sql<string>`lower(ref)`, '=', value);
@@ -144,8 +138,8 @@ export async function listMilestones(ctx: Ctx, input: z.infer<typeof listMilesto
  * `getMilestoneStatus` both answer with it, the same numbers every face shows.
  */
 export async function getMilestoneStatus(ctx: Ctx, input: z.infer<typeof milestoneStatusInput>): Promise<Milestone> {
-  const byId = hasIdPrefix(input.ref, 'ms');
-  const row = await milestoneStatus.executeTakeFirst(ctx.db, byId ? 'id' : 'ref', { org: ctx.principal.orgId, key: byId ? input.ref : input.ref.toLowerCase() });
+  const { byId, value } = keyLookup(input.ref, 'ms');
+  const row = await milestoneStatus.executeTakeFirst(ctx.db, byId ? 'id' : 'ref', { org: ctx.principal.orgId, key: value });
   if (!row) throw notFound('milestone', input.ref);
   return presentMilestone(row);
 }
