@@ -13,7 +13,7 @@ import { operations } from '../src/operations/index.js';
 import { connectTo, createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { startFakeSlack, type FakeSlack } from './helpers/fake-slack.js';
 import { seedForPlans } from './helpers/plan-seed.js';
-import { customPlanCost, genericPlan, isPlannable, planOutline, planProblems, usesIndex, type RecordedQuery } from './helpers/query-plans.js';
+import { customPlanCost, genericPlan, isPlannable, planOutline, planProblems, scansOf, usesIndex, type RecordedQuery } from './helpers/query-plans.js';
 import { commandBody, sign } from './helpers/slack-request.js';
 
 /**
@@ -58,6 +58,12 @@ const EXPECTED_INDEXES: { sql: RegExp; index: string; why: string }[] = [
     why: "one type's snippets: not all of the organization's, filtered by type",
   },
 ];
+/**
+ * A page read as one row (json-text.ts, `pageRow`): `array((select … from "<table>" …))`, read by
+ * four expressions. Its table must be scanned once: were the array inlined into each of
+ * them (no `offset 0` around it), the page would be read four times.
+ */
+const PAGE_ARRAY = /^select array_to_string\(p\.a\b.* from \(select array\(\(select .*? from "(\w+)"/;
 const SECRET = 'plans-secret';
 /** A keyset condition, `(sort, id) < (<key $n>, <id>)`, with or without the subqueries that hide it: $n is the key's parameter. */
 const KEYSET = /\) [<>] \(\(?(?:select )?cast\(\$(\d+) as/;
@@ -230,6 +236,13 @@ describe('query plans under generic planning', () => {
         for (const expected of EXPECTED_INDEXES.filter((e) => e.sql.test(query.sql))) {
           if (!usesIndex(plan, expected.index)) failures.push(`not by ${expected.index} (${expected.why})\n  ${query.sql}\n${planOutline(plan, 2)}`);
         }
+      }
+      const pages = statements.filter((q) => PAGE_ARRAY.test(q.sql));
+      expect(pages.length, 'page statements recorded').toBeGreaterThanOrEqual(10);
+      for (const query of pages) {
+        const table = PAGE_ARRAY.exec(query.sql)![1]!;
+        const scans = scansOf(await genericPlan(client, query), table);
+        if (scans !== 1) failures.push(`${table} scanned ${scans} times for one page\n  ${query.sql}`);
       }
       for (const expected of EXPECTED_INDEXES) {
         expect(statements.some((q) => expected.sql.test(q.sql)), `a statement for ${expected.index} was recorded`).toBe(true);

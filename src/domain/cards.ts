@@ -13,7 +13,7 @@ import { id, key, label, pageQuery } from './fields.js';
 import { dueDate } from './todo-due.js';
 import { keyLookup, newId } from './ids.js';
 import { findMilestoneId, milestoneKey, milestonesByKey } from './milestones.js';
-import { pageJson, pageNumber, pageRow, type JsonText } from './json-text.js';
+import { pageEntry, pageJson, pageRow, type JsonText } from './json-text.js';
 import { checkPosition, decodeCursor, fetchLimit, keyset, pageLimit, positionIn, type Cursor } from './pagination.js';
 import { toIso } from './time.js';
 
@@ -176,14 +176,14 @@ type CardListValues = {
  * each from a scalar subquery that Postgres runs once (an InitPlan):
  *
  * ```sql
- * select string_agg(…), …, (select id from boards where org_id = $1 and slug = $2) as board_id
- * from (select … from cards c … where c.board_id = (select id from boards where org_id = $1 and slug = $2) …) p
+ * select array_to_string(…), …, (select id from boards where org_id = $1 and slug = $2) as board_id
+ * from (select array(select … from cards c … where c.board_id = (select id from boards where org_id = $1 and slug = $2) …) as a offset 0) p
  * ```
  */
 const cardPage = new QueryTemplate('listCards', (db, shape: CardListShape, v: CardListValues) => {
   const boardId = () => boardsByKey(db, shape.board === 'id', v.org, v.board!).select('id');
   const milestoneId = () => milestonesByKey(db, shape.milestone === 'id', v.org, v.milestone!).select('id');
-  let q = cardsJoined(db, v.org).select(['c.created_at', 'c.id', cardJson.as('json'), pageNumber('c.created_at', 'c.id')]);
+  let q = cardsJoined(db, v.org).select(pageEntry(cardJson, 'c.created_at', 'c.id'));
   if (shape.board) q = q.where('c.board_id', '=', boardId());
   if (shape.status) q = q.where('c.workflow_status', '=', v.status!);
   if (shape.milestone) q = q.where('c.milestone_id', '=', milestoneId());
@@ -193,7 +193,7 @@ const cardPage = new QueryTemplate('listCards', (db, shape: CardListShape, v: Ca
     );
   }
   if (shape.at) q = q.where(keyset('c.created_at', 'c.id', { key: v.key!, id: v.id! }, 'timestamptz', '<'));
-  return pageRow(db, q.orderBy('c.created_at', 'desc').orderBy('c.id', 'desc').limit(fetchLimit(shape.limit)), 'created_at', shape.limit).select([
+  return pageRow(db, q.orderBy('c.created_at', 'desc').orderBy('c.id', 'desc').limit(fetchLimit(shape.limit)), shape.limit).select([
     (shape.board ? boardId() : sql<null>`null`).as('board_id'),
     (shape.milestone ? milestoneId() : sql<null>`null`).as('milestone_id'),
   ]);

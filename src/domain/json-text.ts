@@ -30,43 +30,46 @@ export function textLiteral(value: string): string {
 export interface PageRow {
   data: string | null;
   more: boolean;
-  key: string | number | null;
+  key: string | null;
   id: string | null;
 }
 
 /**
- * A list's rows numbered in its order, `key desc, id desc` (the keyset's order), as `rn`:
- * what `pageRow` needs of the query it wraps.
+ * What `pageRow` collects of each row of a list, as the list's only column: the row's JSON,
+ * its sort key as text (as Postgres writes the key's type, so the same text a cursor held
+ * before) and its id, `array[<json>, <key>::text, <id>]` as `entry`.
  */
-export function pageNumber(key: string, id: string): AliasedRawBuilder<number, 'rn'> {
-  return sql<number>`row_number() over (order by ${sql.ref(key)} desc, ${sql.ref(id)} desc)`.as('rn');
+export function pageEntry(json: RawBuilder<string>, key: string, id: string): AliasedRawBuilder<string[], 'entry'> {
+  return sql<string[]>`array[${json}, ${sql.ref(key)}::text, ${sql.ref(id)}]`.as('entry');
 }
 
 /**
- * A page as one row: `inner` fetches `limit + 1` rows, each with its JSON (`json`), its
- * number in the list's order (`rn`, `pageNumber`), and its sort key (`keyColumn`) and `id`;
- * Postgres joins the first `limit` rows' JSON in that order, says whether the extra row came,
- * and gives the last kept row's position (the next cursor's). Node then reads one row instead
- * of `limit + 1` (each a protocol message, an event, an object and three strings: under load
- * most of a list's Node side).
+ * A page as one row: `list` selects `limit + 1` rows' `pageEntry`, in the list's order
+ * (`key desc, id desc`, the keyset's); Postgres collects them in that order into one array
+ * (`array(<list>)`, whose order is the list's own `order by`), then joins the first `limit`
+ * rows' JSON, says whether the extra row came, and gives the last kept row's position (the
+ * next cursor's). Node then reads one row instead of `limit + 1` (each a protocol message, an
+ * event, an object and three strings: under load most of a list's Node side).
  *
- * `select string_agg(p.json, ',' order by p.rn) filter (where p.rn <= L) as data, count(*) > L as more,
- *  min(p.<key>) filter (where p.rn = L) as key, min(p.id) filter (where p.rn = L) as id from (…) p`
+ * Collected this way rather than numbered by `row_number()` and joined by an ordered
+ * `string_agg`: the window copies every row into a tuple store and the ordered aggregate
+ * sorts them again, a fifth of the statement's database time for a page of 25 snippets
+ * (bench/README.md, eighth round). `offset 0` keeps the array a subquery computed once;
+ * without it Postgres would inline `array(…)` into each of the four expressions that read it.
+ *
+ * `select array_to_string(p.a[1:L][1:1], ',') as data, coalesce(array_length(p.a, 1) > L, false) as more,
+ *  p.a[L][2] as key, p.a[L][3] as id from (select array(<list>) as a offset 0) p`
  */
-export function pageRow<DB, TB extends keyof DB, O extends { json: string; rn: number; id: string }>(
-  db: Kysely<Database>,
-  inner: SelectQueryBuilder<DB, TB, O>,
-  keyColumn: keyof O & string,
-  limit: number,
-) {
+export function pageRow<DB, TB extends keyof DB>(db: Kysely<Database>, list: SelectQueryBuilder<DB, TB, { entry: string[] }>, limit: number) {
   const last = sql.lit(limit);
+  const entries = db.selectNoFrom(sql<string[][]>`array(${list})`.as('a')).offset(sql.lit(0));
   return db
-    .selectFrom(inner.as('p'))
+    .selectFrom(entries.as('p'))
     .select([
-      sql<string | null>`string_agg(p.json, ',' order by p.rn) filter (where p.rn <= ${last})`.as('data'),
-      sql<boolean>`count(*) > ${last}`.as('more'),
-      sql<string | number | null>`min(${sql.ref(`p.${keyColumn}`)}) filter (where p.rn = ${last})`.as('key'),
-      sql<string | null>`min(p.id) filter (where p.rn = ${last})`.as('id'),
+      sql<string>`array_to_string(p.a[1:${last}][1:1], ',')`.as('data'),
+      sql<boolean>`coalesce(array_length(p.a, 1) > ${last}, false)`.as('more'),
+      sql<string | null>`p.a[${last}][2]`.as('key'),
+      sql<string | null>`p.a[${last}][3]`.as('id'),
     ]);
 }
 

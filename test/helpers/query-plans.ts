@@ -95,6 +95,13 @@ export function usesIndex(plan: PlanNode, index: string): boolean {
   return false;
 }
 
+/** How many nodes of the plan read `table` (scans of any kind). */
+export function scansOf(plan: PlanNode, table: string): number {
+  let n = 0;
+  for (const node of walk(plan)) if (node['Relation Name'] === table) n++;
+  return n;
+}
+
 /** The plan as one line per node, indented, for a failure message. */
 export function planOutline(plan: PlanNode, depth = 0): string {
   const name = [plan['Node Type'], plan['Relation Name'] && `on ${plan['Relation Name']}`, plan['Index Name'] && `using ${plan['Index Name']}`]

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { QueryTemplate } from '../../db/query-template.js';
 import type { z } from 'zod';
 import type { Ctx } from '../context.js';
-import { pageJson, pageNumber, pageRow, type JsonText } from '../json-text.js';
+import { pageEntry, pageJson, pageRow, type JsonText } from '../json-text.js';
 import { checkPosition, fetchLimit, keyset, pageLimit, readCursor } from '../pagination.js';
 import type { SnippetType } from '../../db/schema.js';
 import type { listSnippetsInput } from './fields.js';
@@ -26,7 +26,7 @@ export function searchText(q: string | undefined): string | undefined {
  * Each snippet comes as its JSON, kept by Postgres beside the row (`snippetJsonAt`), and the
  * page as one row (`pageRow`).
  *
- * `select updated_at, id, <json> from snippets left join snippet_links … where org_id = $org
+ * `select array[<json>, updated_at::text, id] from snippets left join snippet_links … where org_id = $org
  *  and (visibility …) and type = $type and tags @> array[$tag] and search @@ snippet_search_query($q)
  *  and (updated_at, id) < ($key, $id) order by updated_at desc, id desc limit <n + 1>`
  */
@@ -54,16 +54,11 @@ interface ListShape {
 const snippetPage = new QueryTemplate(
   'listSnippets',
   (db, shape: ListShape, v: { org: string; me: string; type: SnippetType | null; tag: string | null; q: string | null; key: string | number | null; id: string | null }) => {
-    let query = visibleWithLink(db, v.org, v.me).select([
-      'snippets.updated_at',
-      'snippets.id',
-      snippetJsonAt(shape.base).as('json'),
-      pageNumber('snippets.updated_at', 'snippets.id'),
-    ]);
+    let query = visibleWithLink(db, v.org, v.me).select(pageEntry(snippetJsonAt(shape.base), 'snippets.updated_at', 'snippets.id'));
     if (shape.type) query = query.where('snippets.type', '=', v.type as SnippetType);
     if (shape.tag) query = query.where(sql<boolean>`snippets.tags @> array[${v.tag}]::text[]`);
     if (shape.q) query = query.where(sql<boolean>`snippets.search @@ snippet_search_query(${v.q})`);
     if (shape.at) query = query.where(keyset('snippets.updated_at', 'snippets.id', { key: v.key!, id: v.id! }, 'timestamptz', '<'));
-    return pageRow(db, query.orderBy('snippets.updated_at', 'desc').orderBy('snippets.id', 'desc').limit(fetchLimit(shape.limit)), 'updated_at', shape.limit);
+    return pageRow(db, query.orderBy('snippets.updated_at', 'desc').orderBy('snippets.id', 'desc').limit(fetchLimit(shape.limit)), shape.limit);
   },
 );
