@@ -53,7 +53,7 @@ export function pageEntry(json: RawBuilder<string>, key: string, id: string): Al
  *
  * Collected this way rather than numbered by `row_number()` and joined by an ordered
  * `string_agg`: the window copies every row into a tuple store and the ordered aggregate
- * sorts them again, a fifth of the statement's database time for a page of 25 snippets
+ * sorts them again, about 15% of the statement's database time for a page of 25 snippets
  * (bench/README.md, eighth round). `offset 0` keeps the array a subquery computed once;
  * without it Postgres would inline `array(…)` into each of the four expressions that read it.
  *
