@@ -13,7 +13,7 @@ import { operations } from '../src/operations/index.js';
 import { connectTo, createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { startFakeSlack, type FakeSlack } from './helpers/fake-slack.js';
 import { seedForPlans } from './helpers/plan-seed.js';
-import { customPlanCost, genericPlan, isPlannable, planOutline, planProblems, scansOf, usesIndex, type RecordedQuery } from './helpers/query-plans.js';
+import { countNodes, customPlanCost, genericPlan, isPlannable, planOutline, planProblems, type RecordedQuery } from './helpers/query-plans.js';
 import { commandBody, sign } from './helpers/slack-request.js';
 
 /**
@@ -234,16 +234,15 @@ describe('query plans under generic planning', () => {
         const problems = planProblems(query, plan, INDEXED_TABLES, (table, text) => EXPECTED_SEQ_SCANS.some((e) => e.table === table && e.sql.test(text.trim())));
         if (problems.length > 0) failures.push(`${problems.join(', ')}\n  ${query.sql}\n${planOutline(plan, 2)}`);
         for (const expected of EXPECTED_INDEXES.filter((e) => e.sql.test(query.sql))) {
-          if (!usesIndex(plan, expected.index)) failures.push(`not by ${expected.index} (${expected.why})\n  ${query.sql}\n${planOutline(plan, 2)}`);
+          if (countNodes(plan, (n) => n['Index Name'] === expected.index) === 0) failures.push(`not by ${expected.index} (${expected.why})\n  ${query.sql}\n${planOutline(plan, 2)}`);
+        }
+        const page = PAGE_ARRAY.exec(query.sql);
+        if (page) {
+          const scans = countNodes(plan, (n) => n['Relation Name'] === page[1]);
+          if (scans !== 1) failures.push(`${page[1]} scanned ${scans} times for one page\n  ${query.sql}`);
         }
       }
-      const pages = statements.filter((q) => PAGE_ARRAY.test(q.sql));
-      expect(pages.length, 'page statements recorded').toBeGreaterThanOrEqual(10);
-      for (const query of pages) {
-        const table = PAGE_ARRAY.exec(query.sql)![1]!;
-        const scans = scansOf(await genericPlan(client, query), table);
-        if (scans !== 1) failures.push(`${table} scanned ${scans} times for one page\n  ${query.sql}`);
-      }
+      expect(statements.filter((q) => PAGE_ARRAY.test(q.sql)).length, 'page statements recorded').toBeGreaterThanOrEqual(10);
       for (const expected of EXPECTED_INDEXES) {
         expect(statements.some((q) => expected.sql.test(q.sql)), `a statement for ${expected.index} was recorded`).toBe(true);
       }

@@ -28,7 +28,7 @@ export function textLiteral(value: string): string {
 
 /** A page read as one row (`pageRow`): its rows' JSON, joined; whether more follow; where its last row stands. */
 export interface PageRow {
-  data: string | null;
+  data: string;
   more: boolean;
   key: string | null;
   id: string | null;

@@ -89,16 +89,10 @@ export function planProblems(
   return problems;
 }
 
-/** Whether some node of the plan scans by `index`. */
-export function usesIndex(plan: PlanNode, index: string): boolean {
-  for (const node of walk(plan)) if (node['Index Name'] === index) return true;
-  return false;
-}
-
-/** How many nodes of the plan read `table` (scans of any kind). */
-export function scansOf(plan: PlanNode, table: string): number {
+/** How many nodes of the plan pass `test` (scan `table`: `n['Relation Name'] === table`; go by `index`: `n['Index Name'] === index`). */
+export function countNodes(plan: PlanNode, test: (node: PlanNode) => boolean): number {
   let n = 0;
-  for (const node of walk(plan)) if (node['Relation Name'] === table) n++;
+  for (const node of walk(plan)) if (test(node)) n++;
   return n;
 }
 
