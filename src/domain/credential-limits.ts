@@ -48,7 +48,6 @@ export function linkLimits(principal: Principal, memberId: string): Omit<Credent
   };
 }
 
-
 /**
  * True for a row (a session, a sign-in link) whose `token_id` is null or names a token
  * neither revoked nor expired at `now`:

@@ -24,9 +24,9 @@ export type Me = z.infer<typeof meSchema>;
 const answers = new WeakMap<Principal, JsonText>();
 
 /**
- * The caller: member, organization, the role and scopes it acts with and whether it is an agent. A token's
- * principal already carries them (read with the token), and its answer is serialized once;
- * otherwise one query.
+ * The caller: member, organization, the role and scopes it acts with, and whether it is an
+ * agent. A token's principal already carries them (read with the token), and its answer is
+ * serialized once; otherwise one query.
  */
 export async function getMe(ctx: Ctx): Promise<Me | JsonText> {
   const { principal } = ctx;

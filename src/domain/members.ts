@@ -186,11 +186,11 @@ async function checkRoleChange(ctx: Ctx, targetId: string, role: Member['role'])
 const lastOwner = () => new AppError('last_owner', 409, 'An organization keeps at least one owner.');
 
 /**
- * The roles of the target and the caller (under the caller's ceiling), and whether an owner other than the target
- * remains, read on rows locked for the rest of the transaction: every owner of the
- * organization, the target and the caller, in id order. Two role changes or removals (two
- * owners demoting each other) take the locks in the same order, so one waits for the other
- * instead of deadlocking, and then decides on the roles the first one committed.
+ * The roles of the target and the caller (under the caller's ceiling), and whether an owner
+ * other than the target remains, read on rows locked for the rest of the transaction: every
+ * owner of the organization, the target and the caller, in id order. Two role changes or
+ * removals (two owners demoting each other) take the locks in the same order, so one waits
+ * for the other instead of deadlocking, and then decides on the roles the first one committed.
  *
  * ```sql
  * select id, role from members where org_id = $1 and (role = 'owner' or id in ($2, $3))

@@ -93,10 +93,15 @@ export async function issueSigninLink(
   return { url: `${at.appUrl}/signin?code=${code}`, expires_at: expiresAt };
 }
 
-
-
-/** Whom a link signs in, for its page (`GET /signin`); undefined when it would not sign in. Changes nothing. */
-export async function describeSigninCode(db: Kysely<Database>, code: string, now: Date): Promise<{ org: string; member: string } | undefined> {
+/**
+ * Whom a link signs in and into which organization, for its page (`GET /signin`); undefined
+ * when it would not sign in. Changes nothing.
+ */
+export async function describeSigninCode(
+  db: Kysely<Database>,
+  code: string,
+  now: Date,
+): Promise<{ org: string; member: string } | undefined> {
   if (!isWellFormedSigninCode(code)) return undefined;
   return db
     .selectFrom('signin_links')

@@ -223,4 +223,3 @@ function openObjects(schema: unknown): JsonSchema {
   }
   return out;
 }
-
