@@ -6,7 +6,7 @@ import { ConfigError, type Config } from './config.js';
 import { authNotifications, type ListenTiming } from './db/auth-notifications.js';
 import { connect, type DbHandle } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
-import { bootstrap } from './domain/bootstrap.js';
+import { bootstrap, ownerLinkLimits } from './domain/bootstrap.js';
 import { pruneIdempotencyKeys } from './domain/idempotency.js';
 import { pruneSignins } from './domain/sessions.js';
 import { issueSigninLink } from './domain/signin-links.js';
@@ -134,10 +134,20 @@ function withPort(url: string, port: number): string {
   return u.toString().replace(/\/+$/, '');
 }
 
-/** Once, on the first start of an empty database (whether or not the owner token was given). */
-async function printSigninLink(db: DbHandle, owner: { orgId: string; memberId: string }, runtime: App['runtime'], print: (line: string) => void, log: Logger): Promise<void> {
+/**
+ * Once, on the first start of an empty database (whether or not the owner token was given).
+ * The link gives what the owner token has, and its session ends with that token (contract §9).
+ */
+async function printSigninLink(db: DbHandle, owner: { orgId: string; memberId: string; tokenId: string }, runtime: App['runtime'], print: (line: string) => void, log: Logger): Promise<void> {
   try {
-    const link = await issueSigninLink(db.db, { ...owner, createdBy: owner.memberId, now: runtime.clock(), appUrl: runtime.appUrl! });
+    const link = await issueSigninLink(db.db, {
+      orgId: owner.orgId,
+      memberId: owner.memberId,
+      createdBy: owner.memberId,
+      now: runtime.clock(),
+      appUrl: runtime.appUrl!,
+      limits: ownerLinkLimits(owner.tokenId),
+    });
     print(`tack: sign in to the web app as the owner: open ${link.url} (one use, valid 15 minutes; \`tack signin-link\` makes another)`);
   } catch (err) {
     log.warn({ err: (err as Error).message }, 'could not make the first sign-in link; run `tack signin-link`');

@@ -395,7 +395,7 @@ describe('listCardMoves', () => {
     expect(await movesOf(card.id, mia)).toEqual(moves);
   });
 
-  it("shows the gate to an agent on a gated board, as moveCard enforces it, with the current state allowed", async () => {
+  it("shows the gate to an agent on a gated board, as moveCard enforces it, the current state included", async () => {
     const card = await created('POST', '/v1/cards', { board: 'gated', title: 'agent moves' });
     for (const from of ['backlog', 'in_review']) {
       await t.api('PATCH', `/v1/cards/${card.id}`, { body: { workflow_status: from } });
@@ -410,19 +410,23 @@ describe('listCardMoves', () => {
         await t.api('PATCH', `/v1/cards/${card.id}`, { body: { workflow_status: from } });
       }
     }
+    // A done card of a gated board: a move to done is refused to an agent whatever the card's
+    // state, so done is not allowed for it there either (allowed means the move succeeds).
     await t.api('PATCH', `/v1/cards/${card.id}`, { body: { workflow_status: 'done' } });
-    expect(refused(await movesOf(card.id, agent))).toEqual({});
+    expect(refused(await movesOf(card.id, agent))).toEqual({ done: 'gated_move_requires_human' });
+    expectEnvelope(await t.api('PATCH', `/v1/cards/${card.id}`, { token: agent, body: { workflow_status: 'done' } }), 403, 'gated_move_requires_human');
     const ungated = await created('POST', '/v1/cards', { board: 'eng', title: 'free' });
     expect(refused(await movesOf(ungated.id, agent))).toEqual({});
   });
 
-  it("gives a viewer's and a read-only token's refusal codes", async () => {
+  it("gives a viewer's and a read-only token's refusal codes, for every state: they move nothing", async () => {
     const card = await created('POST', '/v1/cards', { board: 'eng', title: 'read only' });
-    const others = { in_progress: 'forbidden_role', in_review: 'forbidden_role', done: 'forbidden_role' };
-    expect(refused(await movesOf(card.id, viewer))).toEqual(others);
-    expect(refused(await movesOf(card.id, reader))).toEqual({ in_progress: 'insufficient_scope', in_review: 'insufficient_scope', done: 'insufficient_scope' });
-    const res = await t.api('PATCH', `/v1/cards/${card.id}`, { token: viewer, body: { workflow_status: 'done' } });
-    expectEnvelope(res, 403, 'forbidden_role');
+    const all = (code: string) => Object.fromEntries(STATES.map((s) => [s, code]));
+    expect(refused(await movesOf(card.id, viewer))).toEqual(all('forbidden_role'));
+    expect(refused(await movesOf(card.id, reader))).toEqual(all('insufficient_scope'));
+    expectEnvelope(await t.api('PATCH', `/v1/cards/${card.id}`, { token: viewer, body: { workflow_status: 'done' } }), 403, 'forbidden_role');
+    expectEnvelope(await t.api('PATCH', `/v1/cards/${card.id}`, { token: viewer, body: { workflow_status: 'backlog' } }), 403, 'forbidden_role');
+    expectEnvelope(await t.api('PATCH', `/v1/cards/${card.id}`, { token: reader, body: { workflow_status: 'backlog' } }), 403, 'insufficient_scope');
   });
 
   it("answers 404 card_not_found for an unknown card and another organization's", async () => {

@@ -57,3 +57,17 @@ it('makes a link for another member with --member, within the ladder', async () 
   expect(refused.stderr).toMatch(/above yours.*\(forbidden_role\)/);
   expect(refused.stderr).toMatch(/request_id: req_/);
 });
+
+it("gives the session what the token has: a narrow token's link signs in with its scopes, until it is revoked", async () => {
+  const owner = (await t.api('GET', '/v1/me')).body.member.id;
+  const narrow = await t.api('POST', '/v1/tokens', { body: { name: 'narrow', scopes: ['read', 'write'], member_id: owner } });
+  const res = await tack(['signin-link'], narrow.body.token);
+  expect(res.code, res.stderr).toBe(0);
+  const signedIn = await postSignin(t, codeOf(res.stdout.trim()));
+  const session = browser(t, sessionCookieOf(signedIn)!);
+  expect((await session.request('GET', '/v1/me')).body).toMatchObject({ role: 'owner', scopes: ['read', 'write'] });
+  expect((await session.request('POST', '/v1/boards', { body: { name: 'Wider' } })).status).toBe(403);
+  const revoked = await tack(['tokens', 'revoke', narrow.body.id], narrow.body.token);
+  expect(revoked.code, revoked.stderr).toBe(0);
+  expect((await session.request('GET', '/v1/me')).status).toBe(401);
+});

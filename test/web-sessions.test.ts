@@ -193,11 +193,14 @@ describe('listing and ending sessions', () => {
     expect(await todoCount()).toBe(before);
   });
 
-  it("does not end another member's session: 404 as if it did not exist", async () => {
-    const lou = await signIn(t, await newMember('Kim', 'member'));
-    const louSession = (await lou.request('GET', '/v1/sessions')).body.data[0].id;
-    expectEnvelope(await t.api('DELETE', `/v1/sessions/${louSession}`), 404, 'session_not_found');
-    expect((await lou.request('GET', '/v1/me')).status).toBe(200);
+  it("keeps another member's session private from members (404), and lets an owner end it", async () => {
+    const kim = await signIn(t, await newMember('Kim', 'member'));
+    const kimSession = (await kim.request('GET', '/v1/sessions')).body.data[0].id;
+    const lee = await signIn(t, await newMember('Lee', 'member'));
+    expectEnvelope(await lee.request('DELETE', `/v1/sessions/${kimSession}`), 404, 'session_not_found');
+    expect((await kim.request('GET', '/v1/me')).status).toBe(200);
+    expect((await t.api('DELETE', `/v1/sessions/${kimSession}`)).status).toBe(204);
+    expectEnvelope(await kim.request('GET', '/v1/me'), 401, 'unauthorized');
   });
 
   it('signs out with POST /signout: the session ends and the cookie is cleared', async () => {

@@ -99,13 +99,34 @@ describe('GET /signin', () => {
   });
 
   it('escapes what it echoes and keeps only a same-origin next', async () => {
-    const res = await fetch(`${t.url}/signin?code=${encodeURIComponent('"><script>alert(1)</script>')}&next=${encodeURIComponent('/boards?x="<b>')}`);
+    const hostile = await t.api('POST', '/v1/members', { body: { name: '"><script>alert(1)</script>', role: 'member' } });
+    const code = codeOf(await signinLink(t, hostile.body.id));
+    const res = await fetch(`${t.url}/signin?code=${code}&next=${encodeURIComponent('/boards?x="<b>')}`);
     const html = await res.text();
     expect(html).not.toContain('<script>');
     expect(html).toContain('&quot;&gt;&lt;script&gt;');
     expect(html).toContain('name="next" value="/boards?x=%22%3Cb%3E"');
-    const offsite = await (await fetch(`${t.url}/signin?code=abc&next=${encodeURIComponent('//evil.example/x')}`)).text();
+    const offsite = await (await fetch(`${t.url}/signin?code=${code}&next=${encodeURIComponent('//evil.example/x')}`)).text();
     expect(offsite).not.toContain('evil.example');
+  });
+
+  it('names the organization and the member the link signs in as, and says so when a link will not work', async () => {
+    const mo = await member('Mo & Co', 'member');
+    const link = await signinLink(t, mo.id);
+    const page = await fetch(link);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('signs you in as <strong>Mo &amp; Co</strong> in <strong>Default</strong>');
+    // Unknown, malformed, used: the page says the link does not work, and offers no button.
+    for (const bad of [`${t.url}/signin?code=${'x'.repeat(43)}`, `${t.url}/signin?code=abc`]) {
+      const res = await fetch(bad);
+      expect(res.status).toBe(400);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      const html = await res.text();
+      expect(html).toContain('This sign-in link does not work');
+      expect(html).not.toContain('<form');
+    }
+    expect((await postSignin(t, codeOf(link))).status).toBe(303);
+    expect((await fetch(link)).status).toBe(400);
   });
 
   it('without a code, says how to get a link', async () => {

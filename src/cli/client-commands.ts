@@ -64,7 +64,7 @@ function addOperationCommand(parent: Command, name: string, entry: OperationEntr
   }
   cmd.option('--json', 'print the response exactly as JSON');
   if (entry.list) cmd.option('--all', 'follow next_cursor and print every page');
-  cmd.addHelpText('after', `\nCalls ${entry.method} /v1${entry.path} (needs the ${entry.scope} scope).`);
+  cmd.addHelpText('after', `\nCalls ${entry.method} /v1${entry.path} (${entry.scope === null ? 'any scope: the operation checks who may' : `needs the ${entry.scope} scope`}).`);
   cmd.action(async (...args: unknown[]) => {
     const opts = cmd.opts<Record<string, unknown>>();
     const input: Record<string, unknown> = {};

@@ -44,6 +44,8 @@ export interface TokensTable {
   agent: boolean;
   expires_at: NullableTimestamp;
   revoked_at: NullableTimestamp;
+  /** Made for another member: the maker's role, above which it never acts (migration 0016); null: the member's own. */
+  role_ceiling: ColumnType<Role | null, Role | null | undefined, Role | null>;
   created_at: Generated<string>;
 }
 
@@ -201,6 +203,10 @@ export interface SigninLinksTable {
   expires_at: string;
   used_at: NullableTimestamp;
   created_at: Generated<string>;
+  /** What the link's session is held to (migration 0016; see `CredentialLimits`). */
+  token_id: ColumnType<string | null, string | null | undefined, string | null>;
+  scopes: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
+  role_ceiling: ColumnType<Role | null, Role | null | undefined, Role | null>;
 }
 
 export interface SessionsTable {
@@ -211,6 +217,11 @@ export interface SessionsTable {
   user_agent: string | null;
   created_at: Timestamp;
   last_used_at: Timestamp;
+  /** The token that asked for its link: revoked or expired, the session ends (migration 0016). */
+  token_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The most it may use; null: what the member's role allows. */
+  scopes: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
+  role_ceiling: ColumnType<Role | null, Role | null | undefined, Role | null>;
 }
 
 export interface SlackDeliveriesTable {

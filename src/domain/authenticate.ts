@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Principal, Profile, Scope } from './context.js';
+import { cappedRole } from './credential-limits.js';
 import { AppError } from './errors.js';
 import { presentMember } from './members.js';
 import { pgTimestamp } from './time.js';
@@ -75,6 +76,7 @@ export async function authenticateToken(db: Kysely<Database>, token: string, now
       'tokens.scopes',
       'tokens.agent',
       'tokens.expires_at',
+      'tokens.role_ceiling',
       ...PROFILE_COLUMNS,
     ])
     .where('tokens.token_hash', '=', digest)
@@ -83,14 +85,16 @@ export async function authenticateToken(db: Kysely<Database>, token: string, now
   if (!row || !sameDigest(row.token_hash, digest)) throw unauthorized();
   const expiresAt = row.expires_at === null ? null : pgTimestamp(row.expires_at).getTime();
   if (expiresAt !== null && expiresAt <= now.getTime()) throw unauthorized();
+  const scopes = row.scopes as Scope[];
   return {
     principal: {
       orgId: row.org_id,
       memberId: row.member_id,
       tokenId: row.token_id,
-      role: row.role,
-      scopes: row.scopes as Scope[],
+      role: cappedRole(row.role, row.role_ceiling),
+      scopes,
       agent: row.agent,
+      limits: { tokenId: row.token_id, scopes, ceiling: row.role_ceiling, expiresAt },
       replaySecret: replaySecretOf(token),
       profile: profileOf(row),
     },
@@ -101,11 +105,11 @@ export async function authenticateToken(db: Kysely<Database>, token: string, now
 /**
  * Re-reads the caller's token inside a write's own transaction, so a token whose revocation
  * has committed (in any process, whatever that process's cache still holds) writes nothing,
- * and the write runs with the member's current role. Principals without a token (a Slack
- * user, read afresh for each command) are returned as they are.
+ * and the write runs with the member's current role (under the token's ceiling). Principals
+ * without a token (a Slack user, read afresh for each command) are returned as they are.
  *
  * ```sql
- * select members.role, tokens.expires_at from tokens join members on members.id = tokens.member_id
+ * select members.role, tokens.expires_at, tokens.role_ceiling from tokens join members on members.id = tokens.member_id
  * where tokens.org_id = $1 and tokens.id = $2 and tokens.revoked_at is null
  * ```
  */
@@ -114,12 +118,13 @@ export async function confirmPrincipal(db: Kysely<Database>, principal: Principa
   const row = await db
     .selectFrom('tokens')
     .innerJoin('members', (j) => j.onRef('members.id', '=', 'tokens.member_id').onRef('members.org_id', '=', 'tokens.org_id'))
-    .select(['members.role', 'tokens.expires_at'])
+    .select(['members.role', 'tokens.expires_at', 'tokens.role_ceiling'])
     .where('tokens.org_id', '=', principal.orgId)
     .where('tokens.id', '=', principal.tokenId)
     .where('tokens.revoked_at', 'is', null)
     .executeTakeFirst();
   if (!row) throw unauthorized();
   if (row.expires_at !== null && pgTimestamp(row.expires_at).getTime() <= now.getTime()) throw unauthorized();
-  return row.role === principal.role ? principal : { ...principal, role: row.role };
+  const role = cappedRole(row.role, row.role_ceiling);
+  return role === principal.role ? principal : { ...principal, role };
 }

@@ -9,7 +9,7 @@ import { AppError, conflict, notFound, validationFailed } from './errors.js';
 import { key, label, pageQuery } from './fields.js';
 import { keyLookup, newId } from './ids.js';
 import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
-import { requireConfigWrite } from './permissions.js';
+import { requireConfigWrite, requireHuman } from './permissions.js';
 import { toIso } from './time.js';
 
 export const boardSchema = z.object({
@@ -167,10 +167,14 @@ export async function createBoard(ctx: Ctx, input: z.infer<typeof createBoardInp
   }
 }
 
-/** Renames a board or changes its gate (owner or admin with `config:write`). */
+/**
+ * Renames a board or changes its gate (owner or admin with `config:write`). The gate keeps
+ * agents from moving cards to done, so only a person changes it (403 `requires_human`).
+ */
 export async function updateBoard(ctx: Ctx, input: z.infer<typeof updateBoardInput>): Promise<Board> {
   requireConfigWrite(ctx.principal);
   const current = await findBoard(ctx.db, ctx.principal.orgId, input.id);
+  if (input.gated !== undefined && input.gated !== current.gated) requireHuman(ctx.principal, "change a board's gate");
   const patch: Updateable<BoardsTable> = {};
   if (input.name !== undefined) patch.name = input.name;
   if (input.slug !== undefined) patch.slug = input.slug;

@@ -51,14 +51,16 @@ export type CardMoves = z.infer<typeof cardMovesSchema>;
 
 /**
  * Where the caller may move a card, one entry per state in workflow order, and why not
- * where not (the refusal's error code). The card's current state is listed as allowed:
- * it is where the card stays.
+ * where not (the refusal's error code). Each entry is `moveRefusal`, the rule `moveCard`
+ * enforces, so "allowed" means that move succeeds: the card's current state too (a move
+ * there changes nothing), unless that move is refused as well (an agent's move to done on a
+ * gated board, whatever the card's state; a viewer's move anywhere).
  */
 export async function listCardMoves(ctx: Ctx, input: z.infer<typeof cardKeyInput>): Promise<CardMoves> {
   const card = await findCard(ctx.db, ctx.principal.orgId, input.id);
   return {
     data: WORKFLOW_STATUSES.map((status) => {
-      const refusal = status === card.workflow_status ? undefined : moveRefusal(ctx.principal, card.gated, status);
+      const refusal = moveRefusal(ctx.principal, card.gated, status);
       return { workflow_status: status, allowed: refusal === undefined, code: refusal?.code ?? null };
     }),
   };

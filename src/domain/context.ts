@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, Role } from '../db/schema.js';
+import type { CredentialLimits } from './credential-limits.js';
 import type { Member } from './members.js';
 import type { JobRunner } from './jobs.js';
 
@@ -13,9 +14,15 @@ export interface Principal {
   tokenId: string | null;
   /** The web session the caller signed in with (a browser's cookie); absent for tokens and Slack. */
   sessionId?: string;
+  /** The role it acts with: the member's current role, capped by the credential's ceiling. */
   role: Role;
   scopes: readonly Scope[];
   agent: boolean;
+  /**
+   * What the token or session is held to, and hands on to what it makes (contract §9);
+   * absent for a Slack user, who holds no credential (the member's own role, no end).
+   */
+  limits?: CredentialLimits;
   /**
    * Who the member is, as read when the token was authenticated (cached with it, dropped on
    * any member or token change); absent for principals built elsewhere (Slack).

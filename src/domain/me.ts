@@ -4,10 +4,12 @@ import { notFound } from './errors.js';
 import { JsonText } from './json-text.js';
 import { PROFILE_COLUMNS, profileOf } from './authenticate.js';
 import { memberSchema, orgSchema } from './members.js';
+import { ROLES } from './vocabulary.js';
 
 export const meSchema = z.object({
   member: memberSchema,
   org: orgSchema,
+  role: z.enum(ROLES).describe("The role this request acts with: the member's role, or lower where the token or session was made by someone of a lower role for this member"),
   scopes: z.array(z.enum(SCOPES)),
   agent: z.boolean(),
 });
@@ -22,9 +24,9 @@ export type Me = z.infer<typeof meSchema>;
 const answers = new WeakMap<Principal, JsonText>();
 
 /**
- * The caller: member, organization, the token's scopes and whether it is an agent. A token's
- * principal already carries them (read with the token), and its answer is serialized once;
- * otherwise one query.
+ * The caller: member, organization, the role and scopes it acts with, and whether it is an
+ * agent. A token's principal already carries them (read with the token), and its answer is
+ * serialized once; otherwise one query.
  */
 export async function getMe(ctx: Ctx): Promise<Me | JsonText> {
   const { principal } = ctx;
@@ -38,7 +40,7 @@ export async function getMe(ctx: Ctx): Promise<Me | JsonText> {
 }
 
 function meOf(principal: Principal, profile: Profile): Me {
-  return { member: profile.member, org: profile.org, scopes: [...principal.scopes], agent: principal.agent };
+  return { member: profile.member, org: profile.org, role: principal.role, scopes: [...principal.scopes], agent: principal.agent };
 }
 
 async function loadProfile(ctx: Ctx): Promise<Profile> {

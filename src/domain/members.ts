@@ -7,7 +7,8 @@ import { AppError, notFound } from './errors.js';
 import { id, label, pageQuery, timeZone } from './fields.js';
 import { newId } from './ids.js';
 import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
-import { requireConfigWrite, requireScope } from './permissions.js';
+import { cappedRole } from './credential-limits.js';
+import { requireConfigWrite, requireHuman, requireScope } from './permissions.js';
 import { assertMayActOn, assertMayGrant, isAbove } from './role-ladder.js';
 import { toIso } from './time.js';
 import { ROLES } from './vocabulary.js';
@@ -99,9 +100,15 @@ function uniqueClash(err: unknown): AppError | undefined {
   return new AppError('member_conflict', 409, 'Another member already has that e-mail address.');
 }
 
+/**
+ * Adds a member (owner or admin with `config:write`), never with a role above the caller's.
+ * An agent may add one, but not with an e-mail or Slack user: Slack would take that person
+ * for the new member, a human caller the agent made.
+ */
 export async function createMember(ctx: Ctx, input: z.infer<typeof createMemberInput>): Promise<Member> {
   requireConfigWrite(ctx.principal);
   assertMayGrant(ctx.principal, input.role);
+  if (input.email !== undefined || input.slack_user_id !== undefined) requireHuman(ctx.principal, "set a member's e-mail or Slack user");
   try {
     const row = await ctx.db
       .insertInto('members')
@@ -127,13 +134,18 @@ export async function createMember(ctx: Ctx, input: z.infer<typeof createMemberI
  * A member may change their own name, e-mail, Slack link, time zone and reminder hour with
  * `write`; anything about another member, and any role, needs `config:write` as owner or
  * admin, and the ladder: nobody changes a member above their own role or grants a role above
- * it (only an owner makes or unmakes an owner), and the last owner stays an owner.
+ * it (only an owner makes or unmakes an owner), and the last owner stays an owner. A change
+ * of anyone's e-mail or Slack user, one's own included, is a person's act (contract §9):
+ * Slack takes whoever they name for the member, as a human caller.
  */
 export async function updateMember(ctx: Ctx, input: z.infer<typeof updateMemberInput>): Promise<Member> {
   const self = input.id === ctx.principal.memberId;
   if (!self || input.role !== undefined) requireConfigWrite(ctx.principal);
   else requireScope(ctx.principal, 'write');
   const current = await getMember(ctx.db, ctx.principal.orgId, input.id);
+  if ((input.email !== undefined && input.email !== current.email) || (input.slack_user_id !== undefined && input.slack_user_id !== current.slack_user_id)) {
+    requireHuman(ctx.principal, "change a member's e-mail or Slack user");
+  }
   if (input.role !== undefined && input.role !== current.role) {
     await checkRoleChange(ctx, current.id, input.role);
   } else if (!self) {
@@ -174,11 +186,11 @@ async function checkRoleChange(ctx: Ctx, targetId: string, role: Member['role'])
 const lastOwner = () => new AppError('last_owner', 409, 'An organization keeps at least one owner.');
 
 /**
- * The roles of the target and the caller, and whether an owner other than the target
- * remains, read on rows locked for the rest of the transaction: every owner of the
- * organization, the target and the caller, in id order. Two role changes or removals (two
- * owners demoting each other) take the locks in the same order, so one waits for the other
- * instead of deadlocking, and then decides on the roles the first one committed.
+ * The roles of the target and the caller (under the caller's ceiling), and whether an owner
+ * other than the target remains, read on rows locked for the rest of the transaction: every
+ * owner of the organization, the target and the caller, in id order. Two role changes or
+ * removals (two owners demoting each other) take the locks in the same order, so one waits
+ * for the other instead of deadlocking, and then decides on the roles the first one committed.
  *
  * ```sql
  * select id, role from members where org_id = $1 and (role = 'owner' or id in ($2, $3))
@@ -196,9 +208,11 @@ async function lockRoles(ctx: Ctx, targetId: string): Promise<{ target: Member['
     .execute();
   const roleOf = (memberId: string) => rows.find((r) => r.id === memberId)?.role;
   const target = roleOf(targetId);
-  const caller = roleOf(ctx.principal.memberId);
+  const callerRole = roleOf(ctx.principal.memberId);
   if (target === undefined) throw notFound('member', targetId);
-  if (caller === undefined) throw new AppError('unauthorized', 401, 'Your member no longer exists.');
+  if (callerRole === undefined) throw new AppError('unauthorized', 401, 'Your member no longer exists.');
+  // The caller acts with their role as it is now, under their credential's ceiling.
+  const caller = cappedRole(callerRole, ctx.principal.limits?.ceiling ?? null);
   return { target, caller, otherOwner: rows.some((r) => r.role === 'owner' && r.id !== targetId) };
 }
 

@@ -48,3 +48,14 @@ export function requireConfigWrite(principal: Principal): void {
 export function isAdmin(principal: Principal): boolean {
   return principal.role === 'owner' || principal.role === 'admin';
 }
+
+/**
+ * Acts only a person may do, whatever the token's scopes (contract §9): changing who a member
+ * is to Slack and e-mail (Slack links by them, and a Slack user is a human caller) and a
+ * board's gate. An agent is refused with 403 `requires_human`, naming what it tried.
+ */
+export function requireHuman(principal: Principal, what: string): void {
+  if (principal.agent) {
+    throw new AppError('requires_human', 403, `An agent token cannot ${what}: only a person can. Ask one to do it.`);
+  }
+}

@@ -2,14 +2,16 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { Database } from '../db/schema.js';
-import type { Ctx } from './context.js';
+import { announceAuthChange } from '../db/auth-notifications.js';
+import type { Ctx, Scope } from './context.js';
+import { linkLimits, onLiveToken, type CredentialLimits } from './credential-limits.js';
 import { AppError } from './errors.js';
 import { id } from './fields.js';
 import { newId } from './ids.js';
 import { getMember } from './members.js';
 import { requireConfigWrite } from './permissions.js';
 import { assertMayActOn } from './role-ladder.js';
-import { startSession } from './sessions.js';
+import { isWellFormedSessionSecret, startSession } from './sessions.js';
 import { hashToken } from './token-format.js';
 
 /** A sign-in link works once, within this long. */
@@ -34,16 +36,28 @@ export function isWellFormedSigninCode(code: string): boolean {
 /**
  * Makes a sign-in link for a member of the organization: for oneself with `write`, for
  * another member with `config:write` as owner or admin, and never for a member whose role is
- * above the caller's. An agent token makes none: a link gives a human session.
+ * above the caller's. An agent token makes none: a link gives a human session. The session
+ * it becomes is held to what made the link (contract §9): at most the caller's scopes, ended
+ * with the caller's token (or the token behind the caller's session), and, for another
+ * member, never above the caller's role.
  */
 export async function createSigninLink(ctx: Ctx, input: z.infer<typeof createSigninLinkInput>): Promise<SigninLink> {
   if (ctx.principal.agent) {
     throw new AppError('signin_link_requires_human', 403, 'An agent token cannot make sign-in links: a link signs a person in.');
   }
-  if (input.id !== ctx.principal.memberId) requireConfigWrite(ctx.principal);
+  const self = input.id === ctx.principal.memberId;
+  if (!self) requireConfigWrite(ctx.principal);
   const member = await getMember(ctx.db, ctx.principal.orgId, input.id);
-  assertMayActOn(ctx.principal, member.role);
-  return issueSigninLink(ctx.db, { orgId: ctx.principal.orgId, memberId: member.id, createdBy: ctx.principal.memberId, now: ctx.clock(), appUrl: appUrlOf(ctx) });
+  // A link for oneself keeps the caller's ceiling, so a capped caller may make one too.
+  if (!self) assertMayActOn(ctx.principal, member.role);
+  return issueSigninLink(ctx.db, {
+    orgId: ctx.principal.orgId,
+    memberId: member.id,
+    createdBy: ctx.principal.memberId,
+    now: ctx.clock(),
+    appUrl: appUrlOf(ctx),
+    limits: linkLimits(ctx.principal, member.id),
+  });
 }
 
 function appUrlOf(ctx: Ctx): string {
@@ -51,10 +65,13 @@ function appUrlOf(ctx: Ctx): string {
   return ctx.appUrl;
 }
 
+/** What a link's session is held to: see `CredentialLimits` (a link's own end is its 15 minutes). */
+export type LinkLimits = Omit<CredentialLimits, 'expiresAt'>;
+
 /** Stores a new link's code hash and returns the link: `{appUrl}/signin?code=<code>`. */
 export async function issueSigninLink(
   db: Kysely<Database>,
-  at: { orgId: string; memberId: string; createdBy: string; now: Date; appUrl: string },
+  at: { orgId: string; memberId: string; createdBy: string; now: Date; appUrl: string; limits: LinkLimits },
 ): Promise<SigninLink> {
   const code = randomBytes(32).toString('base64url');
   const expiresAt = new Date(at.now.getTime() + SIGNIN_LINK_TTL_MS).toISOString();
@@ -68,21 +85,51 @@ export async function issueSigninLink(
       code_hash: hashToken(code),
       expires_at: expiresAt,
       created_at: at.now.toISOString(),
+      token_id: at.limits.tokenId,
+      scopes: at.limits.scopes === null ? null : [...at.limits.scopes],
+      role_ceiling: at.limits.ceiling,
     })
     .execute();
   return { url: `${at.appUrl}/signin?code=${code}`, expires_at: expiresAt };
 }
 
 /**
- * Exchanges a code for a new session, once. The link is marked used by the same statement
- * that finds it, so two requests with one code never both sign in:
- * `update signin_links set used_at = $now where code_hash = $1 and used_at is null and expires_at > $now returning …`
+ * Whom a link signs in and into which organization, for its page (`GET /signin`); undefined
+ * when it would not sign in. Changes nothing.
+ */
+export async function describeSigninCode(
+  db: Kysely<Database>,
+  code: string,
+  now: Date,
+): Promise<{ org: string; member: string } | undefined> {
+  if (!isWellFormedSigninCode(code)) return undefined;
+  return db
+    .selectFrom('signin_links')
+    .innerJoin('members', 'members.id', 'signin_links.member_id')
+    .innerJoin('organizations', 'organizations.id', 'signin_links.org_id')
+    .select(['members.name as member', 'organizations.name as org'])
+    .where('signin_links.code_hash', '=', hashToken(code))
+    .where('signin_links.used_at', 'is', null)
+    .where('signin_links.expires_at', '>', now.toISOString())
+    .where(onLiveToken('signin_links.token_id', now))
+    .executeTakeFirst();
+}
+
+/**
+ * Exchanges a code for a new session, once, held to what the link was made with. The link
+ * is marked used by the same statement that finds it, so two requests with one code never
+ * both sign in:
+ * `update signin_links set used_at = $now where code_hash = $1 and used_at is null and expires_at > $now
+ * and <onLiveToken('signin_links.token_id')> returning …` (a link whose token was revoked or has
+ * expired since signs nobody in).
+ * A session the browser already had (`replaces`, its cookie's secret) is ended in the same
+ * transaction, which then tells every process (`replaced`).
  */
 export async function redeemSigninCode(
   db: Kysely<Database>,
   code: string,
-  at: { now: Date; userAgent: string | undefined },
-): Promise<{ sessionId: string; secret: string }> {
+  at: { now: Date; userAgent: string | undefined; replaces?: string },
+): Promise<{ sessionId: string; secret: string; replaced: boolean }> {
   if (!isWellFormedSigninCode(code)) throw invalidSigninCode();
   const now = at.now.toISOString();
   return db.transaction().execute(async (trx) => {
@@ -92,10 +139,20 @@ export async function redeemSigninCode(
       .where('code_hash', '=', hashToken(code))
       .where('used_at', 'is', null)
       .where('expires_at', '>', now)
-      .returning(['org_id', 'member_id'])
+      .where(onLiveToken('signin_links.token_id', at.now))
+      .returning(['org_id', 'member_id', 'token_id', 'scopes', 'role_ceiling'])
       .executeTakeFirst();
     if (!link) throw invalidSigninCode();
-    const session = await startSession(trx, { orgId: link.org_id, memberId: link.member_id, userAgent: at.userAgent, now: at.now });
-    return { sessionId: session.id, secret: session.secret };
+    const limits: LinkLimits = { tokenId: link.token_id, scopes: link.scopes as Scope[] | null, ceiling: link.role_ceiling };
+    const session = await startSession(trx, { orgId: link.org_id, memberId: link.member_id, userAgent: at.userAgent, now: at.now, limits });
+    let replaced = false;
+    if (at.replaces !== undefined && isWellFormedSessionSecret(at.replaces)) {
+      const gone = await trx.deleteFrom('sessions').where('secret_hash', '=', hashToken(at.replaces)).returning('id').executeTakeFirst();
+      if (gone) {
+        await announceAuthChange(trx);
+        replaced = true;
+      }
+    }
+    return { sessionId: session.id, secret: session.secret, replaced };
   });
 }

@@ -6,7 +6,8 @@ import { id, isoDateTime, label, pageQuery } from './fields.js';
 import { newId } from './ids.js';
 import { getMember } from './members.js';
 import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
-import { isAdmin, requireConfigWrite, requireScope } from './permissions.js';
+import { ceilingFor } from './credential-limits.js';
+import { isAdmin, requireConfigWrite } from './permissions.js';
 import { assertMayActOn } from './role-ladder.js';
 import { toIso } from './time.js';
 import { generateToken, hashToken, tokenHint } from './token-format.js';
@@ -76,15 +77,19 @@ export async function listTokens(ctx: Ctx, input: z.infer<typeof listTokensInput
 }
 
 /**
- * A new token never holds more than the token that made it: its scopes must be a subset, a
- * token made by an agent token is an agent token too (asked for a human one, it refuses), and
- * it is never for a member whose role is above the maker's (the role ladder).
+ * A new token never holds more than what made it (contract §9): its scopes must be a subset
+ * of the caller's, a token made by an agent token is an agent token too (asked for a human
+ * one, it refuses), it ends no later than the caller's own token does, and it is never for a
+ * member whose role is above the caller's (the role ladder). Made for another member, it
+ * carries the caller's role as its ceiling; one's own keeps the caller's ceiling, if any.
  */
 export async function createToken(ctx: Ctx, input: z.infer<typeof createTokenInput>): Promise<z.infer<typeof createdTokenSchema>> {
   const memberId = input.member_id ?? ctx.principal.memberId;
-  if (memberId !== ctx.principal.memberId) requireConfigWrite(ctx.principal);
+  const self = memberId === ctx.principal.memberId;
+  if (!self) requireConfigWrite(ctx.principal);
   const member = await getMember(ctx.db, ctx.principal.orgId, memberId);
-  assertMayActOn(ctx.principal, member.role);
+  // One's own token keeps the caller's ceiling, so a capped caller may make one too.
+  if (!self) assertMayActOn(ctx.principal, member.role);
   if (ctx.principal.agent && input.agent === false) {
     throw new AppError('agent_token_required', 403, 'An agent token makes agent tokens only: leave agent out or send true, or ask a person for a human token.');
   }
@@ -92,9 +97,7 @@ export async function createToken(ctx: Ctx, input: z.infer<typeof createTokenInp
   if (wider.length > 0) {
     throw new AppError('insufficient_scope', 403, `A token cannot grant scopes it does not hold: ${wider.join(', ')}.`);
   }
-  if (input.expires_at !== undefined && Date.parse(input.expires_at) <= ctx.clock().getTime()) {
-    throw validationFailed([{ field: 'expires_at', code: 'in_the_past', message: 'expires_at must be in the future.' }]);
-  }
+  const expiresAt = tokenEnd(ctx, input.expires_at);
   const secret = generateToken();
   const row = await ctx.db
     .insertInto('tokens')
@@ -108,27 +111,54 @@ export async function createToken(ctx: Ctx, input: z.infer<typeof createTokenInp
       hint: tokenHint(secret),
       scopes: [...new Set(input.scopes)],
       agent: input.agent ?? ctx.principal.agent,
-      expires_at: input.expires_at ?? null,
+      expires_at: expiresAt,
+      role_ceiling: ceilingFor(ctx.principal, member.id),
     })
     .returning(tokenColumns)
     .executeTakeFirstOrThrow();
   return { ...presentToken(row), token: secret };
 }
 
-/** Revokes your own token, or with `config:write` any token of the organization. Takes effect on the next request. */
+/**
+ * When a new token ends: as asked, in the future, and never after the caller's credential
+ * ends (its token's expiry, or that of the token behind its session); when not asked, then.
+ */
+function tokenEnd(ctx: Ctx, asked: string | undefined): string | null {
+  const limit = ctx.principal.limits?.expiresAt ?? null;
+  if (asked === undefined) return limit === null ? null : new Date(limit).toISOString();
+  const at = Date.parse(asked);
+  if (at <= ctx.clock().getTime()) {
+    throw validationFailed([{ field: 'expires_at', code: 'in_the_past', message: 'expires_at must be in the future.' }]);
+  }
+  if (limit !== null && at > limit) {
+    const end = new Date(limit).toISOString();
+    throw validationFailed([
+      { field: 'expires_at', code: 'after_caller_expires', message: `expires_at must be no later than ${end}, when the token you are using expires.` },
+    ]);
+  }
+  return asked;
+}
+
+/**
+ * Revokes a token; it gets 401 from its next request on, and so do the sessions made from
+ * sign-in links it asked for. One's own, with any scope and any role (viewers too); another
+ * member's only as owner or admin with `config:write`, and never one of a member above the
+ * caller's role (403 `forbidden_role`, contract §9).
+ */
 export async function revokeToken(ctx: Ctx, input: z.infer<typeof revokeTokenInput>): Promise<void> {
   const row = await ctx.db
     .selectFrom('tokens')
-    .select(['id', 'member_id', 'revoked_at'])
-    .where('org_id', '=', ctx.principal.orgId)
-    .where('id', '=', input.id)
-    .forUpdate()
+    .innerJoin('members', 'members.id', 'tokens.member_id')
+    .select(['tokens.id', 'tokens.member_id', 'tokens.revoked_at', 'members.role'])
+    .where('tokens.org_id', '=', ctx.principal.orgId)
+    .where('tokens.id', '=', input.id)
+    .forUpdate('tokens')
     .executeTakeFirst();
   if (!row) throw notFound('token', input.id);
-  // Another member's token takes config:write (403 insufficient_scope or forbidden_role, as
-  // making one does); one's own, write.
-  if (row.member_id !== ctx.principal.memberId) requireConfigWrite(ctx.principal);
-  else requireScope(ctx.principal, 'write');
+  if (row.member_id !== ctx.principal.memberId) {
+    requireConfigWrite(ctx.principal);
+    assertMayActOn(ctx.principal, row.role);
+  }
   if (row.revoked_at !== null) return;
   await ctx.db
     .updateTable('tokens')

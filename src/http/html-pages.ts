@@ -46,16 +46,20 @@ ${body}
 const HOW_TO_GET_A_LINK =
   '<p>Get a sign-in link with <code>tack signin-link</code>, with <code>/tack login</code> in Slack, or from an admin of your organization.</p>';
 
-/** GET /signin?code=…: a button, so opening the link (a scanner, an unfurler) signs nobody in. */
-export function signinPage(code: string | undefined, next: string | undefined): string {
-  if (code === undefined || code === '') {
+/**
+ * GET /signin?code=…: whom the link signs in, where, and a button, so opening the link (a
+ * scanner, an unfurler) signs nobody in.
+ */
+export function signinPage(link: { code: string; member: string; org: string } | undefined, next: string | undefined): string {
+  if (link === undefined) {
     return htmlPage('Sign in', `<h1>Sign in to tack</h1>\n${HOW_TO_GET_A_LINK}`);
   }
+  const { code } = link;
   const nextField = next ? `\n<input type="hidden" name="next" value="${escapeHtml(next)}">` : '';
   return htmlPage(
     'Sign in',
     `<h1>Sign in to tack</h1>
-<p>This link signs you in once, in this browser.</p>
+<p>This link signs you in as <strong>${escapeHtml(link.member)}</strong> in <strong>${escapeHtml(link.org)}</strong>, once, in this browser. If you are signed in here already, that session ends.</p>
 <form method="post" action="/signin">
 <input type="hidden" name="code" value="${escapeHtml(code)}">${nextField}
 <button type="submit">Sign in</button>

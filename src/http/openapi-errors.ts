@@ -51,6 +51,11 @@ export const headers: Record<string, OpenAPIV3_1.HeaderObject> = {
   'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer', minimum: 0 } },
   'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer', minimum: 0 } },
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
+  'Cache-Control': {
+    description: 'On answers that carry a secret or a sign-in link: no cache (a proxy, the browser) may keep them.',
+    required: true,
+    schema: { type: 'string', enum: ['no-store'] },
+  },
   'Idempotent-Replayed': {
     description: 'Present on a replay of an earlier request with the same Idempotency-Key: the stored response, byte for byte.',
     schema: { type: 'string', enum: ['true'] },

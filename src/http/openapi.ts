@@ -97,7 +97,7 @@ function operationObject(op: Operation): OpenAPIV3_1.OperationObject {
   const entry: OpenAPIV3_1.OperationObject = {
     operationId: op.name,
     summary: op.summary,
-    description: `${op.summary}. Needs a token with the \`${op.scope}\` scope.${op.readOnly ? '' : ' Send an Idempotency-Key to make retries safe.'}`,
+    description: `${op.summary}. ${op.scope === null ? 'Any token or session may call it, whatever its scopes: the operation checks who may' : `Needs a token with the \`${op.scope}\` scope`}.${op.readOnly ? '' : ' Send an Idempotency-Key to make retries safe.'}`,
     tags: [op.group],
     ...(parameters.length > 0 ? { parameters } : {}),
     responses: { [String(op.status)]: successResponse(op), ...errorResponseRefs(errorStatuses(op)) },
@@ -139,7 +139,7 @@ function documentOperation(): OpenAPIV3_1.OperationObject {
 function successResponse(op: Operation): OpenAPIV3_1.ResponseObject {
   const response: OpenAPIV3_1.ResponseObject = {
     description: successDescription(op),
-    headers: responseHeaders(op.readOnly ? [] : ['Idempotent-Replayed']),
+    headers: responseHeaders([...(op.readOnly ? [] : ['Idempotent-Replayed']), ...(op.noStore ? ['Cache-Control'] : [])]),
   };
   if (op.output) response.content = { 'application/json': { schema: jsonSchema(op.output, 'output') } };
   return response;

@@ -53,6 +53,7 @@ export function registerOperationRoutes(app: FastifyInstance, ops: readonly Oper
         const outcome = await execute(rt, op, principal, input, key);
         // The status comes from the operation's own table entry.
         reply.code(outcome.status);
+        if (op.noStore) reply.header('Cache-Control', 'no-store');
         if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
         if (outcome.body === null) return reply.send();
         return reply.type('application/json; charset=utf-8').send(outcome.body);

@@ -5,7 +5,7 @@ import type { Database } from '../db/schema.js';
 import { announceAuthChange } from '../db/auth-notifications.js';
 import { endSession } from '../domain/sessions.js';
 import { AppError } from '../domain/errors.js';
-import { redeemSigninCode } from '../domain/signin-links.js';
+import { describeSigninCode, redeemSigninCode } from '../domain/signin-links.js';
 import type { AuthCache } from './auth-cache.js';
 import { crossSitePage, invalidCodePage, signinPage } from './html-pages.js';
 import { crossSiteRequest, isSameOriginRequest } from './same-origin.js';
@@ -36,7 +36,11 @@ export async function signinRoutes(app: FastifyInstance, deps: SigninDeps): Prom
     const query = request.query as Record<string, unknown>;
     const code = typeof query.code === 'string' ? query.code : undefined;
     const next = typeof query.next === 'string' ? sameOriginPath(query.next) : undefined;
-    return sendHtml(reply, 200, signinPage(code, next === '/' ? undefined : next));
+    if (code === undefined || code === '') return sendHtml(reply, 200, signinPage(undefined, undefined));
+    // Says whom the link signs in, and into which organization, without using it up.
+    const who = await describeSigninCode(deps.db, code, deps.clock());
+    if (!who) return sendHtml(reply, 400, invalidCodePage());
+    return sendHtml(reply, 200, signinPage({ code, ...who }, next === '/' ? undefined : next));
   });
 
   const refuseCrossSite = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -49,7 +53,10 @@ export async function signinRoutes(app: FastifyInstance, deps: SigninDeps): Prom
     const body = fields(request);
     const code = typeof body.code === 'string' ? body.code : '';
     try {
-      const session = await redeemSigninCode(deps.db, code, { now: deps.clock(), userAgent: request.headers['user-agent'] });
+      // The browser's previous session, if any, ends with this sign-in (in every process).
+      const replaces = request.cookies[SESSION_COOKIE];
+      const session = await redeemSigninCode(deps.db, code, { now: deps.clock(), userAgent: request.headers['user-agent'], replaces });
+      if (session.replaced) deps.authCache.clear();
       setSessionCookie(reply, session.secret, deps.secureCookies);
     } catch (err) {
       if (err instanceof AppError && err.code === 'invalid_signin_code' && isForm(request)) return sendHtml(reply, 400, invalidCodePage());

@@ -21,7 +21,7 @@ export function toolFor(entry: OperationEntry): Tool {
   const tool: Tool = {
     name: entry.name,
     title: entry.summary,
-    description: `${entry.summary}. Same as ${entry.method} /v1${entry.path}; needs a token with the ${entry.scope} scope.${
+    description: `${entry.summary}. Same as ${entry.method} /v1${entry.path}; ${entry.scope === null ? 'works with any token scope: the operation checks who may' : `needs a token with the ${entry.scope} scope`}.${
       entry.list ? ' Returns one page: pass next_cursor back as cursor for the next.' : ''
     }${entry.readOnly ? '' : ' Pass idempotency_key to retry safely.'}`,
     inputSchema: portableTypes(toolInputSchema(entry)) as Tool['inputSchema'],

@@ -47,14 +47,14 @@ export async function execute(
   input: Record<string, unknown>,
   idempotencyKey?: string,
 ): Promise<Outcome> {
-  requireScope(principal, op.scope);
+  if (op.scope !== null) requireScope(principal, op.scope);
   const ctx = (db: Kysely<Database>, caller = principal): Ctx => ({ db, clock: rt.clock, principal: caller, publicBaseUrl: rt.publicBaseUrl, appUrl: rt.appUrl, jobs: rt.jobs });
   if (op.readOnly) {
     const due = op.dueDateFields.length === 0 ? input : await resolveDueDates(ctx(rt.db), input, op.dueDateFields);
     const result = await op.run(ctx(rt.db), due);
     return { status: op.status, body: serialize(result), replayed: false };
   }
-  requireWriter(principal);
+  refuseReader(op, principal);
   const slot: IdempotencySlot | undefined = idempotencyKey
     ? { owner: idempotencyOwner(principal), operation: op.name, key: idempotencyKey, hash: requestHash(input), secret: principal.replaySecret }
     : undefined;
@@ -62,12 +62,12 @@ export async function execute(
   input = await resolveDueDates(ctx(rt.db), input, op.dueDateFields);
   if (op.ownTransactions) {
     const caller = await confirmCaller(rt.db, principal, rt.clock());
-    requireWriter(caller);
+    refuseReader(op, caller);
     return executeOutsideTransaction(rt, op, ctx(rt.db, caller), input, slot);
   }
   return writeTransaction(rt, async (trx, scope) => {
     const caller = await confirmCaller(trx, principal, rt.clock());
-    requireWriter(caller);
+    refuseReader(op, caller);
     if (slot) {
       const stored = await claimKey(trx, slot);
       if (stored) return { ...stored, replayed: true };
@@ -78,6 +78,14 @@ export async function execute(
     if (op.changesAuth) await scope.authChanged();
     return { ...response, replayed: false };
   });
+}
+
+/**
+ * Viewers read only: a write needs a writer role, except a write that names no scope, whose
+ * domain function decides who may (ending one's own credentials is for everyone).
+ */
+function refuseReader(op: Operation, caller: Principal): void {
+  if (op.scope !== null) requireWriter(caller);
 }
 
 /** Idempotency keys are scoped per token, per web session, else per member (Slack). */

@@ -53,7 +53,8 @@ export interface OperationEntry {
   method: HttpMethod;
   /** Path under /v1 with `{param}` placeholders. */
   path: string;
-  scope: Scope;
+  /** Null: any token or session may call it, whatever its scopes; the operation decides who may. */
+  scope: Scope | null;
   status: number;
   readOnly: boolean;
   idempotent: boolean;

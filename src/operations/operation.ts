@@ -28,7 +28,12 @@ export interface OperationSpec<P extends Obj, Q extends Obj, B extends Obj, O ex
   method: HttpMethod;
   /** Path under /v1 in OpenAPI style: `/snippets/{id}`. */
   path: string;
-  scope: Scope;
+  /**
+   * The scope a caller needs, and for a write a writer role (viewers read only), checked by
+   * `execute` before the domain runs. Null: any caller, with any scope and role; the domain
+   * function decides alone (ending one's own token or session, contract §9).
+   */
+  scope: Scope | null;
   params?: P;
   query?: Q;
   body?: B;
@@ -53,6 +58,8 @@ export interface OperationSpec<P extends Obj, Q extends Obj, B extends Obj, O ex
   shownOnce?: string;
   /** The write changes who a token is (tokens, members): drop cached principals on commit. */
   changesAuth?: boolean;
+  /** The answer carries a secret or a sign-in link: `Cache-Control: no-store`, so no cache keeps it. */
+  noStore?: boolean;
   /**
    * The operation commits its own steps (a job claims, posts to Slack, then records each
    * message): `execute` runs it on the pool instead of inside one transaction of its own.
@@ -69,7 +76,7 @@ export interface Operation {
   group: OperationSpec<Obj, Obj, Obj, undefined>['group'];
   method: HttpMethod;
   path: string;
-  scope: Scope;
+  scope: Scope | null;
   /** Keyed by the URL's names (`{ref}`), as HTTP validates and describes them. */
   params: Obj | undefined;
   query: Obj | undefined;
@@ -94,6 +101,7 @@ export interface Operation {
   openWorld: boolean;
   shownOnce: string | undefined;
   changesAuth: boolean;
+  noStore: boolean;
   ownTransactions: boolean;
   run(ctx: Ctx, input: Record<string, unknown>): Promise<unknown>;
 }
@@ -152,6 +160,7 @@ export function defineOperation<
     openWorld: spec.openWorld ?? false,
     shownOnce: spec.shownOnce,
     changesAuth: spec.changesAuth ?? false,
+    noStore: spec.noStore ?? false,
     ownTransactions: spec.ownTransactions ?? false,
     // The spec's run is typed by its own schemas; every face validates input with those same
     // schemas before calling, so widening the parameter here is sound.

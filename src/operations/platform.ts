@@ -26,7 +26,7 @@ import { defineOperation } from './operation.js';
 export const platformOperations = [
   defineOperation({
     name: 'getMe',
-    summary: 'The caller: member, organization, scopes and whether the token is an agent',
+    summary: 'The caller: member, organization, the role and scopes it acts with, and whether the token is an agent',
     group: 'me',
     method: 'GET',
     path: '/me',
@@ -105,15 +105,16 @@ export const platformOperations = [
     output: createdTokenSchema,
     status: 201,
     shownOnce: 'token',
+    noStore: true,
     run: (ctx, input) => createToken(ctx, input),
   }),
   defineOperation({
     name: 'revokeToken',
-    summary: 'Revoke a token; it gets 401 from its next request on',
+    summary: "Revoke a token; it gets 401 from its next request on, and so do the sessions it made. Your own with any scope; another member's with config:write as owner or admin, never one above your role",
     group: 'tokens',
     method: 'DELETE',
     path: '/tokens/{id}',
-    scope: 'write',
+    scope: null,
     params: revokeTokenInput,
     changesAuth: true,
     run: (ctx, input) => revokeToken(ctx, input),

@@ -15,6 +15,7 @@ export const sessionOperations = [
     params: createSigninLinkInput,
     output: signinLinkSchema.describe('Created: the sign-in link (`url`, one use) and when it expires'),
     status: 201,
+    noStore: true,
     run: (ctx, input) => createSigninLink(ctx, input),
   }),
   defineOperation({
@@ -30,11 +31,11 @@ export const sessionOperations = [
   }),
   defineOperation({
     name: 'deleteSession',
-    summary: 'End one of your web app sessions; it gets 401 from its next request on',
+    summary: "End a web app session (`current`: this one); it gets 401 from its next request on. Yours with any scope; another member's with config:write as owner or admin, never one above your role",
     group: 'sessions',
     method: 'DELETE',
     path: '/sessions/{id}',
-    scope: 'write',
+    scope: null,
     params: deleteSessionInput,
     changesAuth: true,
     run: (ctx, input) => deleteSession(ctx, input),
