@@ -8,7 +8,9 @@ import { id, label, pageQuery, timeZone } from './fields.js';
 import { newId } from './ids.js';
 import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { requireConfigWrite, requireScope } from './permissions.js';
-import { assertMayActOn, assertMayGrant, isAbove } from './role-ladder.js';
+import { assertMayActOn } from './role-ladder.js';
+import { memberAbilities, memberAbilitiesSchema } from './abilities.js';
+import { assertMayAddMember, assertRemoval, assertRoleChange, type RoleFacts } from './member-checks.js';
 import { toIso } from './time.js';
 import { ROLES } from './vocabulary.js';
 
@@ -24,6 +26,10 @@ export const memberSchema = z.object({
   created_at: z.string(),
 });
 export type Member = z.infer<typeof memberSchema>;
+
+/** A member as `listMembers` answers: with what the caller may do with them. */
+export const listedMemberSchema = memberSchema.extend({ abilities: memberAbilitiesSchema });
+export type ListedMember = z.infer<typeof listedMemberSchema>;
 
 export const orgSchema = z.object({ id: z.string(), slug: z.string(), name: z.string() });
 
@@ -70,14 +76,23 @@ export function presentMember(row: MemberRow): Member {
 
 const memberColumns = ['id', 'org_id', 'name', 'email', 'role', 'slack_user_id', 'tz', 'reminder_hour', 'created_at'] as const;
 
-export async function listMembers(ctx: Ctx, input: z.infer<typeof listMembersInput>): Promise<Page<Member>> {
+/**
+ * Members newest first, each with the caller's `abilities` on them: judged by the checks the
+ * writes run (src/domain/member-checks.ts), on the roles the writes read (`roleRows`, unlocked).
+ */
+export async function listMembers(ctx: Ctx, input: z.infer<typeof listMembersInput>): Promise<Page<ListedMember>> {
   const scope = ['members', ctx.principal.orgId];
   const at = readCursor(input.cursor, scope);
   const limit = pageLimit(input);
   let q = ctx.db.selectFrom('members').select(memberColumns).where('org_id', '=', ctx.principal.orgId);
   if (at) q = q.where(before('created_at', 'id', at, 'timestamptz'));
   const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(fetchLimit(limit)).execute();
-  return toPage(rows, limit, (r) => ({ key: r.created_at, id: r.id }), presentMember, scope);
+  const roles = await roleRows(ctx, [], false);
+  const present = (row: (typeof rows)[number]): ListedMember => ({
+    ...presentMember(row),
+    abilities: memberAbilities(ctx.principal, row.id, roleFactsOf([...roles, row], row.id, ctx.principal.memberId)),
+  });
+  return toPage(rows, limit, (r) => ({ key: r.created_at, id: r.id }), present, scope);
 }
 
 export async function getMember(db: Kysely<Database>, orgId: string, memberId: string): Promise<Member> {
@@ -100,8 +115,7 @@ function uniqueClash(err: unknown): AppError | undefined {
 }
 
 export async function createMember(ctx: Ctx, input: z.infer<typeof createMemberInput>): Promise<Member> {
-  requireConfigWrite(ctx.principal);
-  assertMayGrant(ctx.principal, input.role);
+  assertMayAddMember(ctx.principal, input.role);
   try {
     const row = await ctx.db
       .insertInto('members')
@@ -135,7 +149,7 @@ export async function updateMember(ctx: Ctx, input: z.infer<typeof updateMemberI
   else requireScope(ctx.principal, 'write');
   const current = await getMember(ctx.db, ctx.principal.orgId, input.id);
   if (input.role !== undefined && input.role !== current.role) {
-    await checkRoleChange(ctx, current.id, input.role);
+    assertRoleChange(ctx.principal, current.id, await lockRoles(ctx, current.id), input.role);
   } else if (!self) {
     assertMayActOn(ctx.principal, current.role);
   }
@@ -161,42 +175,43 @@ export async function updateMember(ctx: Ctx, input: z.infer<typeof updateMemberI
   }
 }
 
-/** Checks a role change against the ladder and the last-owner rule, on the rows `lockRoles` locks. */
-async function checkRoleChange(ctx: Ctx, targetId: string, role: Member['role']): Promise<void> {
-  const { target, caller, otherOwner } = await lockRoles(ctx, targetId);
-  if (target === role) return;
-  if (isAbove('admin', caller)) throw new AppError('forbidden_role', 403, 'Only an owner or admin can change this setting.');
-  if (targetId !== ctx.principal.memberId) assertMayActOn(ctx.principal, target, caller);
-  assertMayGrant(ctx.principal, role, caller);
-  if (target === 'owner' && !otherOwner) throw lastOwner();
-}
-
-const lastOwner = () => new AppError('last_owner', 409, 'An organization keeps at least one owner.');
-
 /**
  * The roles of the target and the caller, and whether an owner other than the target
  * remains, read on rows locked for the rest of the transaction: every owner of the
  * organization, the target and the caller, in id order. Two role changes or removals (two
  * owners demoting each other) take the locks in the same order, so one waits for the other
  * instead of deadlocking, and then decides on the roles the first one committed.
+ */
+async function lockRoles(ctx: Ctx, targetId: string): Promise<RoleFacts> {
+  return roleFactsOf(await roleRows(ctx, [targetId], true), targetId, ctx.principal.memberId);
+}
+
+type RoleRow = { id: string; role: Member['role'] };
+
+/**
+ * The id and role of every owner of the organization, of the caller and of `ids`, in id order;
+ * with `lock`, locked for the rest of the transaction (`lockRoles`).
  *
  * ```sql
- * select id, role from members where org_id = $1 and (role = 'owner' or id in ($2, $3))
- * order by id for no key update
+ * select id, role from members where org_id = $1 and (role = 'owner' or id in ($2, …))
+ * order by id [for no key update]
  * ```
  */
-async function lockRoles(ctx: Ctx, targetId: string): Promise<{ target: Member['role']; caller: Member['role']; otherOwner: boolean }> {
-  const rows = await ctx.db
+async function roleRows(ctx: Ctx, ids: readonly string[], lock: boolean): Promise<RoleRow[]> {
+  const q = ctx.db
     .selectFrom('members')
     .select(['id', 'role'])
     .where('org_id', '=', ctx.principal.orgId)
-    .where((eb) => eb.or([eb('role', '=', 'owner'), eb('id', 'in', [targetId, ctx.principal.memberId])]))
-    .orderBy('id')
-    .forNoKeyUpdate()
-    .execute();
+    .where((eb) => eb.or([eb('role', '=', 'owner'), eb('id', 'in', [...ids, ctx.principal.memberId])]))
+    .orderBy('id');
+  return lock ? q.forNoKeyUpdate().execute() : q.execute();
+}
+
+/** The facts a role change or removal of `targetId` is judged on, from rows `roleRows` read. */
+function roleFactsOf(rows: readonly RoleRow[], targetId: string, callerId: string): RoleFacts {
   const roleOf = (memberId: string) => rows.find((r) => r.id === memberId)?.role;
   const target = roleOf(targetId);
-  const caller = roleOf(ctx.principal.memberId);
+  const caller = roleOf(callerId);
   if (target === undefined) throw notFound('member', targetId);
   if (caller === undefined) throw new AppError('unauthorized', 401, 'Your member no longer exists.');
   return { target, caller, otherOwner: rows.some((r) => r.role === 'owner' && r.id !== targetId) };
@@ -213,8 +228,6 @@ export const deleteMemberInput = z.object({ id: id('mem') });
  */
 export async function deleteMember(ctx: Ctx, input: z.infer<typeof deleteMemberInput>): Promise<void> {
   requireConfigWrite(ctx.principal);
-  const { target, caller, otherOwner } = await lockRoles(ctx, input.id);
-  if (input.id !== ctx.principal.memberId) assertMayActOn(ctx.principal, target, caller);
-  if (target === 'owner' && !otherOwner) throw lastOwner();
+  assertRemoval(ctx.principal, input.id, await lockRoles(ctx, input.id));
   await ctx.db.deleteFrom('members').where('org_id', '=', ctx.principal.orgId).where('id', '=', input.id).execute();
 }
