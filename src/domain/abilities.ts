@@ -22,6 +22,8 @@ export const memberAbilitiesSchema = z
   .describe('What you may do with this member');
 export type MemberAbilities = z.infer<typeof memberAbilitiesSchema>;
 
+export const NO_MEMBER_ABILITIES: MemberAbilities = Object.freeze({ change_role: [], make_signin_link: false, remove: false });
+
 export const callerAbilitiesSchema = z
   .object({
     manage_members: z.boolean().describe('Whether you may add members and change or remove others (createMember, updateMember, deleteMember)'),

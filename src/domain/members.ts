@@ -9,7 +9,7 @@ import { newId } from './ids.js';
 import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { requireConfigWrite, requireScope } from './permissions.js';
 import { assertMayActOn } from './role-ladder.js';
-import { memberAbilities, memberAbilitiesSchema } from './abilities.js';
+import { memberAbilities, memberAbilitiesSchema, NO_MEMBER_ABILITIES } from './abilities.js';
 import { assertMayAddMember, assertRemoval, assertRoleChange, type RoleFacts } from './member-checks.js';
 import { toIso } from './time.js';
 import { ROLES } from './vocabulary.js';
@@ -88,9 +88,11 @@ export async function listMembers(ctx: Ctx, input: z.infer<typeof listMembersInp
   if (at) q = q.where(before('created_at', 'id', at, 'timestamptz'));
   const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(fetchLimit(limit)).execute();
   const roles = await roleRows(ctx, [], false);
+  // A caller whose member is gone (its tokens end with it) may do nothing with anyone.
+  const callerKnown = roles.some((r) => r.id === ctx.principal.memberId);
   const present = (row: (typeof rows)[number]): ListedMember => ({
     ...presentMember(row),
-    abilities: memberAbilities(ctx.principal, row.id, roleFactsOf([...roles, row], row.id, ctx.principal.memberId)),
+    abilities: callerKnown ? memberAbilities(ctx.principal, row.id, roleFactsOf([...roles, row], row.id, ctx.principal.memberId)) : NO_MEMBER_ABILITIES,
   });
   return toPage(rows, limit, (r) => ({ key: r.created_at, id: r.id }), present, scope);
 }
