@@ -31,7 +31,7 @@ export const todoSchema = z.object({
   due_state: z
     .enum(DUE_STATES)
     .describe(
-      "Where due_on falls in your time zone, as the due filters count: overdue (not done, due before today), today, week (the 6 days after today), later, or none (no date, or done and due before today)",
+      'Where due_on falls in your time zone, as the due filters count: overdue (not done, due before today), today, week (the 6 days after today), later, or none (no date, or done and due before today)',
     ),
 });
 export type Todo = z.infer<typeof todoSchema>;
