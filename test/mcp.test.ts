@@ -103,7 +103,7 @@ describe('tools', () => {
     }
     const getMe = httpTools.find((x) => x.name === 'getMe')!;
     expect(getMe.annotations?.readOnlyHint).toBe(true);
-    expect(Object.keys(getMe.outputSchema?.properties ?? {})).toEqual(['member', 'org', 'role', 'scopes', 'agent']);
+    expect(Object.keys(getMe.outputSchema?.properties ?? {})).toEqual(['member', 'org', 'role', 'scopes', 'agent', 'today', 'time_zone', 'abilities']);
     const revoke = httpTools.find((x) => x.name === 'revokeToken')!;
     expect(revoke.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
     const create = httpTools.find((x) => x.name === 'createToken')!;

@@ -223,6 +223,7 @@ describe('replaying traffic against the document', () => {
     const board = await ok('POST', '/v1/boards', { name: 'Replay', slug: 'replay', ref_prefix: 'RPL', gated: true });
     await ok('GET', '/v1/boards');
     await ok('GET', `/v1/boards/${board.slug}`);
+    await ok('GET', `/v1/boards/${board.slug}/moves`);
     await ok('PATCH', `/v1/boards/${board.slug}`, { name: 'Replay board' });
     const spare = await ok('POST', '/v1/boards', { name: 'Spare' });
     await ok('DELETE', `/v1/boards/${spare.id}`);
@@ -237,6 +238,7 @@ describe('replaying traffic against the document', () => {
     await ok('GET', '/v1/cards?board=replay');
     await ok('GET', `/v1/cards/${card.ref}`);
     await ok('GET', `/v1/cards/${card.ref}/moves`);
+    await ok('DELETE', `/v1/cards/${(await ok('POST', '/v1/cards', { board: 'replay', title: 'Started', workflow_status: 'in_review' })).id}`);
     await ok('PATCH', `/v1/cards/${card.ref}`, { workflow_status: 'in_progress', due_on: null });
     const criteria = await ok('GET', `/v1/cards/${card.ref}/criteria`);
     const second = await ok('POST', `/v1/cards/${card.ref}/criteria`, { title: 'b' });

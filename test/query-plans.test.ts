@@ -142,6 +142,7 @@ function readRequests(first: (path: string) => Promise<{ next_cursor?: string; d
       ['listBoards', '/v1/boards'],
       ['listBoards', await next('/v1/boards')],
       ['getBoard', `/v1/boards/${boardSlug}`],
+      ['listBoardMoves', `/v1/boards/${boardSlug}/moves`],
       ['listSessions', '/v1/sessions'],
       ['listCardMoves', `/v1/cards/${card.id}/moves`],
       ['getMilestone', '/v1/milestones/M5'],

@@ -61,6 +61,7 @@ const READS: [string, string][] = [
   ['listBoards', '/v1/boards'],
   ['listBoards', '/v1/boards?limit=1'],
   ['getBoard', '/v1/boards/alpha'],
+  ['listBoardMoves', '/v1/boards/alpha/moves'],
   ['listSessions', '/v1/sessions'],
   ['listCardMoves', '/v1/cards/crd_007/moves'],
   ['getMilestone', '/v1/milestones/M1'],

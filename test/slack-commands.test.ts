@@ -163,7 +163,7 @@ describe('/todo and the Done button', () => {
     }
   });
 
-  it('reads today in the member’s own time zone, UTC when they set none (not their Slack profile’s)', async () => {
+  it('reads today in the member’s own time zone, else their Slack profile’s (contract §9)', async () => {
     // A zone whose date differs from UTC's right now, given as the Slack profile's.
     const far = new Date().getUTCHours() >= 10 ? 'Pacific/Kiritimati' : 'Pacific/Pago_Pago';
     expect(todayIn(far)).not.toBe(todayIn('UTC'));
@@ -171,10 +171,14 @@ describe('/todo and the Done button', () => {
     fake.handle('users.info', (call) => ({ body: { ok: true, user: { id: call.body.user, tz: far, profile: {} } } }));
     try {
       const reply = await run('/todo', 'add Stretch due:today', 'U0ZED');
-      expect(reply.body.text).toBe(`Added todo "Stretch" (medium, due ${todayIn('UTC')}).`);
-      // The same day /v1 calls today for this member.
+      expect(reply.body.text).toBe(`Added todo "Stretch" (medium, due ${todayIn(far)}).`);
+      // /v1 knows no Slack profile: there this member's days are UTC's, and the todo is not today's.
       const today = await t.api('GET', '/v1/todos?due=today', { token: plain.token });
-      expect(today.body.data.map((x: { title: string }) => x.title)).toEqual(['Stretch']);
+      expect(today.body.data.map((x: { title: string }) => x.title)).toEqual([]);
+      // With a zone of their own, the profile's no longer counts.
+      expect((await t.api('PATCH', `/v1/members/${plain.id}`, { token: plain.token, body: { tz: 'UTC' } })).status).toBe(200);
+      const own = await run('/todo', 'add Breathe due:today', 'U0ZED');
+      expect(own.body.text).toBe(`Added todo "Breathe" (medium, due ${todayIn('UTC')}).`);
     } finally {
       fake.handle('users.info', (call) => ({ body: { ok: true, user: { id: call.body.user, tz: 'UTC', profile: {} } } }));
     }

@@ -3,15 +3,12 @@ import { sql } from 'kysely';
 import { QueryTemplate } from '../db/query-template.js';
 import { WORKFLOW_STATUSES, type WorkflowStatus } from './vocabulary.js';
 import { boardKey, boardsByKey, findBoard } from './boards.js';
-import { assigneeIds, requireMembers, setAssignees } from './card-assignees.js';
 import { cardJson, cardsJoined, cardsWithDetails } from './card-query.js';
 import { findCard, formatCardRef } from './card-refs.js';
 import type { Ctx } from './context.js';
-import { criterionTitle, insertCriteria } from './criteria.js';
 import { notFound } from './errors.js';
 import { id, key, label, pageQuery } from './fields.js';
-import { dueDate } from './todo-due.js';
-import { keyLookup, newId } from './ids.js';
+import { keyLookup } from './ids.js';
 import { findMilestoneId, milestoneKey, milestonesByKey } from './milestones.js';
 import { pageEntry, pageJson, pageRow, type JsonText } from './json-text.js';
 import { checkPosition, decodeCursor, fetchLimit, keyset, pageLimit, positionIn, type Cursor } from './pagination.js';
@@ -36,15 +33,6 @@ export type Card = z.infer<typeof cardSchema>;
 
 export const cardKey = key('card').describe('Card id (crd_…) or ref (ENG-42)');
 export const cardTitle = label(300);
-
-export const createCardInput = z.object({
-  board: boardKey,
-  title: cardTitle,
-  due_on: dueDate.optional(),
-  assignee_ids: assigneeIds.optional(),
-  milestone: key('milestone').optional().describe('Milestone ref'),
-  criteria: z.array(criterionTitle).max(100, 'must have at most 100 criteria').optional().describe('Criterion titles, in order'),
-});
 
 export const listCardsInput = z.object({
   ...pageQuery,
@@ -198,47 +186,6 @@ const cardPage = new QueryTemplate('listCards', (db, shape: CardListShape, v: Ca
     (shape.milestone ? milestoneId() : sql<null>`null`).as('milestone_id'),
   ]);
 });
-
-/**
- * A new card in `backlog`, numbered next on its board. The number comes from the board's
- * counter row, incremented in this transaction: the row lock makes concurrent creations on
- * one board take 1, 2, 3… in turn, and a rolled-back creation gives its number back.
- *
- * ```sql
- * update boards set next_ref = next_ref + 1 where org_id = $1 and id = $2 returning id, next_ref - 1
- * ```
- */
-export async function createCard(ctx: Ctx, input: z.infer<typeof createCardInput>): Promise<Card> {
-  const orgId = ctx.principal.orgId;
-  const milestoneId = input.milestone === undefined ? null : await findMilestoneId(ctx.db, orgId, input.milestone);
-  const assignees = input.assignee_ids ?? [];
-  await requireMembers(ctx.db, orgId, assignees);
-  const { byId, value } = keyLookup(input.board, 'brd');
-  const board = await ctx.db
-    .updateTable('boards')
-    .set({ next_ref: sql`next_ref + 1` })
-    .where('org_id', '=', orgId)
-    .where(byId ? 'id' : 'slug', '=', value)
-    .returning(['id', sql<number>`next_ref - 1`.as('number')])
-    .executeTakeFirst();
-  if (!board) throw notFound('board', input.board);
-  const cardId = newId('crd');
-  await ctx.db
-    .insertInto('cards')
-    .values({
-      id: cardId,
-      org_id: orgId,
-      board_id: board.id,
-      number: board.number,
-      title: input.title,
-      due_on: input.due_on ?? null,
-      milestone_id: milestoneId,
-    })
-    .execute();
-  await setAssignees(ctx.db, orgId, cardId, assignees, false);
-  await insertCriteria(ctx.db, orgId, cardId, input.criteria ?? []);
-  return loadCard(ctx, cardId);
-}
 
 /**
  * Deletes a card with its criteria; todos that mirrored them stay, unlinked. The mirroring

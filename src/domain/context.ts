@@ -29,6 +29,12 @@ export interface Principal {
    */
   profile?: Profile;
   /**
+   * The zone of the linked Slack profile (`users.info`), for a Slack user: the time-zone rule
+   * (src/domain/time-zone.ts) falls back to it when the member set no zone of their own. Set by
+   * the Slack face only; asked lazily, at most once per Slack request.
+   */
+  slackProfileZone?: () => Promise<string | undefined>;
+  /**
    * A key only the token's (or session cookie's) holder can reproduce (an HMAC keyed by the secret itself), so
    * stored idempotent responses (a new token's secret, say) are kept encrypted; absent for
    * principals without a token.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Kysely, Updateable } from 'kysely';
 import type { Database, MembersTable } from '../db/schema.js';
-import type { Ctx } from './context.js';
+import type { Ctx, Principal } from './context.js';
 import { uniqueViolation } from './db-errors.js';
 import { AppError, notFound } from './errors.js';
 import { id, label, pageQuery, timeZone } from './fields.js';
@@ -9,7 +9,9 @@ import { newId } from './ids.js';
 import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { cappedRole } from './credential-limits.js';
 import { requireConfigWrite, requireHuman, requireScope } from './permissions.js';
-import { assertMayActOn, assertMayGrant, isAbove } from './role-ladder.js';
+import { assertMayActOn } from './role-ladder.js';
+import { memberAbilities, memberAbilitiesSchema, NO_MEMBER_ABILITIES } from './abilities.js';
+import { assertMayAddMember, assertRemoval, assertRoleChange, type RoleFacts } from './member-checks.js';
 import { toIso } from './time.js';
 import { ROLES } from './vocabulary.js';
 
@@ -25,6 +27,10 @@ export const memberSchema = z.object({
   created_at: z.string(),
 });
 export type Member = z.infer<typeof memberSchema>;
+
+/** A member as `listMembers` answers: with what the caller may do with them. */
+export const listedMemberSchema = memberSchema.extend({ abilities: memberAbilitiesSchema });
+export type ListedMember = z.infer<typeof listedMemberSchema>;
 
 export const orgSchema = z.object({ id: z.string(), slug: z.string(), name: z.string() });
 
@@ -71,14 +77,25 @@ export function presentMember(row: MemberRow): Member {
 
 const memberColumns = ['id', 'org_id', 'name', 'email', 'role', 'slack_user_id', 'tz', 'reminder_hour', 'created_at'] as const;
 
-export async function listMembers(ctx: Ctx, input: z.infer<typeof listMembersInput>): Promise<Page<Member>> {
+/**
+ * Members newest first, each with the caller's `abilities` on them: judged by the checks the
+ * writes run (src/domain/member-checks.ts), on the roles the writes read (`roleRows`, unlocked).
+ */
+export async function listMembers(ctx: Ctx, input: z.infer<typeof listMembersInput>): Promise<Page<ListedMember>> {
   const scope = ['members', ctx.principal.orgId];
   const at = readCursor(input.cursor, scope);
   const limit = pageLimit(input);
   let q = ctx.db.selectFrom('members').select(memberColumns).where('org_id', '=', ctx.principal.orgId);
   if (at) q = q.where(before('created_at', 'id', at, 'timestamptz'));
   const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(fetchLimit(limit)).execute();
-  return toPage(rows, limit, (r) => ({ key: r.created_at, id: r.id }), presentMember, scope);
+  const roles = await roleRows(ctx, [], false);
+  // A caller whose member is gone (its tokens end with it) may do nothing with anyone.
+  const callerKnown = roles.some((r) => r.id === ctx.principal.memberId);
+  const present = (row: (typeof rows)[number]): ListedMember => ({
+    ...presentMember(row),
+    abilities: callerKnown ? memberAbilities(ctx.principal, row.id, roleFactsOf([...roles, row], row.id, ctx.principal)) : NO_MEMBER_ABILITIES,
+  });
+  return toPage(rows, limit, (r) => ({ key: r.created_at, id: r.id }), present, scope);
 }
 
 export async function getMember(db: Kysely<Database>, orgId: string, memberId: string): Promise<Member> {
@@ -106,8 +123,7 @@ function uniqueClash(err: unknown): AppError | undefined {
  * for the new member, a human caller the agent made.
  */
 export async function createMember(ctx: Ctx, input: z.infer<typeof createMemberInput>): Promise<Member> {
-  requireConfigWrite(ctx.principal);
-  assertMayGrant(ctx.principal, input.role);
+  assertMayAddMember(ctx.principal, input.role);
   if (input.email !== undefined || input.slack_user_id !== undefined) requireHuman(ctx.principal, "set a member's e-mail or Slack user");
   try {
     const row = await ctx.db
@@ -147,7 +163,7 @@ export async function updateMember(ctx: Ctx, input: z.infer<typeof updateMemberI
     requireHuman(ctx.principal, "change a member's e-mail or Slack user");
   }
   if (input.role !== undefined && input.role !== current.role) {
-    await checkRoleChange(ctx, current.id, input.role);
+    assertRoleChange(ctx.principal, current.id, await lockRoles(ctx, current.id), input.role);
   } else if (!self) {
     assertMayActOn(ctx.principal, current.role);
   }
@@ -173,46 +189,47 @@ export async function updateMember(ctx: Ctx, input: z.infer<typeof updateMemberI
   }
 }
 
-/** Checks a role change against the ladder and the last-owner rule, on the rows `lockRoles` locks. */
-async function checkRoleChange(ctx: Ctx, targetId: string, role: Member['role']): Promise<void> {
-  const { target, caller, otherOwner } = await lockRoles(ctx, targetId);
-  if (target === role) return;
-  if (isAbove('admin', caller)) throw new AppError('forbidden_role', 403, 'Only an owner or admin can change this setting.');
-  if (targetId !== ctx.principal.memberId) assertMayActOn(ctx.principal, target, caller);
-  assertMayGrant(ctx.principal, role, caller);
-  if (target === 'owner' && !otherOwner) throw lastOwner();
-}
-
-const lastOwner = () => new AppError('last_owner', 409, 'An organization keeps at least one owner.');
-
 /**
  * The roles of the target and the caller (under the caller's ceiling), and whether an owner
- * other than the target remains, read on rows locked for the rest of the transaction: every
- * owner of the organization, the target and the caller, in id order. Two role changes or
- * removals (two owners demoting each other) take the locks in the same order, so one waits
- * for the other instead of deadlocking, and then decides on the roles the first one committed.
+ * other than the target remains, read on rows locked for the rest of the transaction: every owner of the
+ * organization, the target and the caller, in id order. Two role changes or removals (two
+ * owners demoting each other) take the locks in the same order, so one waits for the other
+ * instead of deadlocking, and then decides on the roles the first one committed.
+ */
+async function lockRoles(ctx: Ctx, targetId: string): Promise<RoleFacts> {
+  return roleFactsOf(await roleRows(ctx, [targetId], true), targetId, ctx.principal);
+}
+
+type RoleRow = { id: string; role: Member['role'] };
+
+/**
+ * The id and role of every owner of the organization, of the caller and of `ids`, in id order;
+ * with `lock`, locked for the rest of the transaction (`lockRoles`).
  *
  * ```sql
- * select id, role from members where org_id = $1 and (role = 'owner' or id in ($2, $3))
- * order by id for no key update
+ * select id, role from members where org_id = $1 and (role = 'owner' or id in ($2, …))
+ * order by id [for no key update]
  * ```
  */
-async function lockRoles(ctx: Ctx, targetId: string): Promise<{ target: Member['role']; caller: Member['role']; otherOwner: boolean }> {
-  const rows = await ctx.db
+async function roleRows(ctx: Ctx, ids: readonly string[], lock: boolean): Promise<RoleRow[]> {
+  const q = ctx.db
     .selectFrom('members')
     .select(['id', 'role'])
     .where('org_id', '=', ctx.principal.orgId)
-    .where((eb) => eb.or([eb('role', '=', 'owner'), eb('id', 'in', [targetId, ctx.principal.memberId])]))
-    .orderBy('id')
-    .forNoKeyUpdate()
-    .execute();
+    .where((eb) => eb.or([eb('role', '=', 'owner'), eb('id', 'in', [...ids, ctx.principal.memberId])]))
+    .orderBy('id');
+  return lock ? q.forNoKeyUpdate().execute() : q.execute();
+}
+
+/** The facts a role change or removal of `targetId` is judged on, from rows `roleRows` read. */
+function roleFactsOf(rows: readonly RoleRow[], targetId: string, principal: Principal): RoleFacts {
   const roleOf = (memberId: string) => rows.find((r) => r.id === memberId)?.role;
   const target = roleOf(targetId);
-  const callerRole = roleOf(ctx.principal.memberId);
+  const callerRole = roleOf(principal.memberId);
   if (target === undefined) throw notFound('member', targetId);
   if (callerRole === undefined) throw new AppError('unauthorized', 401, 'Your member no longer exists.');
   // The caller acts with their role as it is now, under their credential's ceiling.
-  const caller = cappedRole(callerRole, ctx.principal.limits?.ceiling ?? null);
+  const caller = cappedRole(callerRole, principal.limits?.ceiling ?? null);
   return { target, caller, otherOwner: rows.some((r) => r.role === 'owner' && r.id !== targetId) };
 }
 
@@ -227,8 +244,6 @@ export const deleteMemberInput = z.object({ id: id('mem') });
  */
 export async function deleteMember(ctx: Ctx, input: z.infer<typeof deleteMemberInput>): Promise<void> {
   requireConfigWrite(ctx.principal);
-  const { target, caller, otherOwner } = await lockRoles(ctx, input.id);
-  if (input.id !== ctx.principal.memberId) assertMayActOn(ctx.principal, target, caller);
-  if (target === 'owner' && !otherOwner) throw lastOwner();
+  assertRemoval(ctx.principal, input.id, await lockRoles(ctx, input.id));
   await ctx.db.deleteFrom('members').where('org_id', '=', ctx.principal.orgId).where('id', '=', input.id).execute();
 }

@@ -1,13 +1,14 @@
 import { TZDate } from '@date-fns/tz';
-import { addDays, format } from 'date-fns';
+import { addDays, format, startOfDay } from 'date-fns';
 import { z } from 'zod';
 import type { Ctx } from './context.js';
 import { isCalendarDate, zoneOrUtc } from './fields.js';
+import { callerZone } from './time-zone.js';
 
 export const DUE_FILTERS = ['overdue', 'today', 'week'] as const;
 export type DueFilter = (typeof DUE_FILTERS)[number];
 
-/** `now` as seen in the member's zone; UTC when the member set none. */
+/** `now` as seen in `tz` (a zone `memberZone` chose; UTC when none). */
 function zoned(now: Date, tz: string | null): TZDate {
   return new TZDate(now.getTime(), zoneOrUtc(tz));
 }
@@ -16,6 +17,11 @@ function zoned(now: Date, tz: string | null): TZDate {
 export function localToday(now: Date, tz: string | null, daysAhead = 0): string {
   const local = zoned(now, tz);
   return format(daysAhead === 0 ? local : addDays(local, daysAhead), 'yyyy-MM-dd');
+}
+
+/** The instant the calendar day it is at `now` in `tz` ends there (the next local midnight), in ms. */
+export function dayEndsAt(now: Date, tz: string | null): number {
+  return startOfDay(addDays(zoned(now, tz), 1)).getTime();
 }
 
 /** Which `due_on` dates a due filter keeps: `from`/`to` inclusive, `before` exclusive. */
@@ -70,14 +76,6 @@ export function resolveDueDate(value: string, now: Date, tz: string | null): str
   return isRelativeDay(value) ? localToday(now, tz, RELATIVE_DAYS[value]) : value;
 }
 
-/** The caller's own time zone (UTC when they set none), as the due filters and reminders read it. */
-export async function callerTimeZone(ctx: Pick<Ctx, 'db' | 'principal'>): Promise<string | null> {
-  const cached = ctx.principal.profile?.member.tz;
-  if (cached !== undefined) return cached;
-  const row = await ctx.db.selectFrom('members').select('tz').where('id', '=', ctx.principal.memberId).executeTakeFirst();
-  return row?.tz ?? null;
-}
-
 /** Replaces `today`/`tomorrow` in the given fields of `input` by dates in the caller's time zone. */
 export async function resolveDueDates(
   ctx: Pick<Ctx, 'db' | 'principal' | 'clock'>,
@@ -86,9 +84,42 @@ export async function resolveDueDates(
 ): Promise<Record<string, unknown>> {
   const relative = fields.filter((f) => isRelativeDay(input[f]));
   if (relative.length === 0) return input;
-  const tz = await callerTimeZone(ctx);
+  const tz = await callerZone(ctx);
   const now = ctx.clock();
   const out = { ...input };
   for (const f of relative) out[f] = resolveDueDate(out[f] as string, now, tz);
   return out;
+}
+
+/** Where a todo's due date falls for the caller: the due filter that keeps it, or `later`, or `none`. */
+export const DUE_STATES = ['overdue', 'today', 'week', 'later', 'none'] as const;
+export type DueState = (typeof DUE_STATES)[number];
+
+/** The caller's days at one moment: today, and the last day `due=week` keeps (today + 6). */
+export interface DueCalendar {
+  today: string;
+  weekEnd: string;
+}
+
+export function dueCalendar(now: Date, tz: string | null): DueCalendar {
+  const week = dueRange('week', now, tz);
+  return { today: week.from!, weekEnd: week.to! };
+}
+
+/** The calendar of the caller (their zone by the one rule) at the Ctx's clock. */
+export async function callerCalendar(ctx: Pick<Ctx, 'db' | 'principal' | 'clock'>): Promise<DueCalendar> {
+  return dueCalendar(ctx.clock(), await callerZone(ctx));
+}
+
+/**
+ * A todo's `due_state`, exactly as the due filters choose (so a todo listed by `due=overdue`
+ * says `overdue`): `overdue` not done and due before today; `today` due today; `week` due in
+ * the six days after today; `later` after that; `none` without a date, or done and due before
+ * today (it is late no more).
+ */
+export function dueState(dueOn: string | null, done: boolean, cal: DueCalendar): DueState {
+  if (dueOn === null) return 'none';
+  if (dueOn < cal.today) return done ? 'none' : 'overdue';
+  if (dueOn === cal.today) return 'today';
+  return dueOn <= cal.weekEnd ? 'week' : 'later';
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Ctx } from './context.js';
 import { notFound } from './errors.js';
 import { label, webUrl } from './fields.js';
-import { dueDate } from './todo-due.js';
+import { callerCalendar, dueDate } from './todo-due.js';
 import { presentTodo, todoColumns, todoIdInput, type Todo } from './todos.js';
 import { PRIORITIES } from './vocabulary.js';
 
@@ -46,7 +46,7 @@ export async function updateTodo(ctx: Ctx, input: z.infer<typeof updateTodoInput
       .where('id', '=', row.criterion_id)
       .execute();
   }
-  return presentTodo(updated);
+  return presentTodo(updated, await callerCalendar(ctx));
 }
 
 /** Deletes a todo of the caller's own; a criterion it mirrored stays on its card, unlinked. */

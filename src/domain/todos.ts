@@ -10,7 +10,8 @@ import { id, key, label, pageQuery, queryBoolean, webUrl } from './fields.js';
 import { newId } from './ids.js';
 import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { toIso } from './time.js';
-import { DUE_FILTERS, dueDate, dueRange } from './todo-due.js';
+import { callerCalendar, DUE_FILTERS, DUE_STATES, dueCalendar, dueDate, dueRange, dueState, type DueCalendar } from './todo-due.js';
+import { callerZone } from './time-zone.js';
 import { PRIORITIES } from './vocabulary.js';
 
 export const TODO_SCOPES = ['org', 'personal'] as const;
@@ -27,6 +28,11 @@ export const todoSchema = z.object({
   done_at: z.string().nullable(),
   source_url: z.string().optional().describe('The Slack message (permalink) or page the todo was made from'),
   created_at: z.string(),
+  due_state: z
+    .enum(DUE_STATES)
+    .describe(
+      'Where due_on falls in your time zone, as the due filters count: overdue (not done, due before today), today, week (the 6 days after today), later, or none (no date, or done and due before today)',
+    ),
 });
 export type Todo = z.infer<typeof todoSchema>;
 
@@ -58,8 +64,9 @@ type TodoRow = Pick<
 
 export const todoColumns = ['id', 'title', 'priority', 'due_on', 'org_id', 'card_id', 'criterion_id', 'done', 'done_at', 'source_url', 'created_at'] as const;
 
-export function presentTodo(row: TodoRow): Todo {
-  const todo: Todo = {
+/** A todo as every read answers it; `cal` is the caller's calendar (`callerCalendar`), for `due_state`. */
+export function presentTodo(row: TodoRow, cal: DueCalendar): Todo {
+  const todo: Omit<Todo, 'due_state'> = {
     id: row.id,
     title: row.title,
     priority: row.priority,
@@ -72,7 +79,7 @@ export function presentTodo(row: TodoRow): Todo {
   if (row.card_id !== null) todo.card_id = row.card_id;
   if (row.criterion_id !== null) todo.criterion_id = row.criterion_id;
   if (row.source_url !== null) todo.source_url = row.source_url;
-  return todo;
+  return { ...todo, due_state: dueState(row.due_on, row.done, cal) };
 }
 
 /**
@@ -129,7 +136,7 @@ export async function createTodo(ctx: Ctx, input: z.infer<typeof createTodoInput
       })
       .returning(todoColumns)
       .executeTakeFirstOrThrow();
-    return presentTodo(row);
+    return presentTodo(row, await callerCalendar(ctx));
   } catch (err) {
     if (uniqueViolation(err) !== undefined) {
       throw new AppError('criterion_already_linked', 409, 'Another todo already mirrors that criterion.');
@@ -152,7 +159,7 @@ export async function setTodoDone(ctx: Ctx, todoId: string, done: boolean): Prom
     .forUpdate()
     .executeTakeFirst();
   if (!row) throw notFound('todo', todoId);
-  if (row.done === done) return presentTodo(row);
+  if (row.done === done) return presentTodo(row, await callerCalendar(ctx));
   const now = ctx.clock().toISOString();
   const updated = await ctx.db
     .updateTable('todos')
@@ -169,7 +176,7 @@ export async function setTodoDone(ctx: Ctx, todoId: string, done: boolean): Prom
       .where('id', '=', row.criterion_id)
       .execute();
   }
-  return presentTodo(updated);
+  return presentTodo(updated, await callerCalendar(ctx));
 }
 
 export const completeTodo = (ctx: Ctx, input: z.infer<typeof todoIdInput>) => setTodoDone(ctx, input.id, true);
@@ -185,19 +192,16 @@ export async function listTodos(ctx: Ctx, input: z.infer<typeof listTodosInput>)
   if (input.scope === 'org') q = q.where('org_id', '=', ctx.principal.orgId);
   if (input.scope === 'personal') q = q.where('org_id', 'is', null);
   if (input.done !== undefined) q = q.where('done', '=', input.done);
+  const zone = await callerZone(ctx);
+  const now = ctx.clock();
   if (input.due !== undefined) {
-    const member = await ctx.db
-      .selectFrom('members')
-      .select('tz')
-      .where('org_id', '=', ctx.principal.orgId)
-      .where('id', '=', memberId)
-      .executeTakeFirst();
-    const range = dueRange(input.due, ctx.clock(), member?.tz ?? null);
+    const range = dueRange(input.due, now, zone);
     if (range.before !== undefined) q = q.where('due_on', '<', range.before).where('done', '=', false);
     if (range.from !== undefined) q = q.where('due_on', '>=', range.from);
     if (range.to !== undefined) q = q.where('due_on', '<=', range.to);
   }
   if (at) q = q.where(before('created_at', 'id', at, 'timestamptz'));
   const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(fetchLimit(limit)).execute();
-  return toPage(rows, limit, (r) => ({ key: r.created_at, id: r.id }), presentTodo, scope);
+  const cal = dueCalendar(now, zone);
+  return toPage(rows, limit, (r) => ({ key: r.created_at, id: r.id }), (r) => presentTodo(r, cal), scope);
 }

@@ -1,4 +1,6 @@
 import { boardKeyInput, boardSchema, createBoard, deleteBoard, getBoard, createBoardInput, listBoards, listBoardsInput, updateBoard, updateBoardInput } from '../domain/boards.js';
+import { listBoardMoves } from '../domain/board-moves.js';
+import { cardMovesSchema } from '../domain/card-moves.js';
 import { pageOf } from '../domain/fields.js';
 import { defineOperation } from './operation.js';
 
@@ -49,6 +51,17 @@ export const boardOperations = [
     params: boardKeyInput,
     output: boardSchema,
     run: (ctx, input) => getBoard(ctx, input),
+  }),
+  defineOperation({
+    name: 'listBoardMoves',
+    summary: 'Where you may put a card of this board (create it in, or move it to): one entry per state, with the refusal code where you may not',
+    group: 'boards',
+    method: 'GET',
+    path: '/boards/{id}/moves',
+    scope: 'read',
+    params: boardKeyInput,
+    output: cardMovesSchema.describe('One entry per state: whether you may create a card of this board there or move one there, and the refusal code where you may not'),
+    run: (ctx, input) => listBoardMoves(ctx, input),
   }),
   defineOperation({
     name: 'deleteBoard',

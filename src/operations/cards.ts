@@ -1,5 +1,6 @@
 import { cardMovesSchema, listCardMoves, moveCardInput, moveCard } from '../domain/card-moves.js';
-import { cardKeyInput, cardSchema, createCard, createCardInput, deleteCard, getCard, listCards, listCardsInput } from '../domain/cards.js';
+import { createCard, createCardInput } from '../domain/card-creation.js';
+import { cardKeyInput, cardSchema, deleteCard, getCard, listCards, listCardsInput } from '../domain/cards.js';
 import {
   addCriterion,
   addCriterionInput,
@@ -28,7 +29,7 @@ export const cardOperations = [
   }),
   defineOperation({
     name: 'createCard',
-    summary: 'Create a card in backlog, numbered next on its board (<PREFIX>-<n>), with criteria',
+    summary: 'Create a card, numbered next on its board (<PREFIX>-<n>), with criteria, in backlog or the state given (done on a gated board needs a human)',
     group: 'cards',
     method: 'POST',
     path: '/cards',

@@ -7,6 +7,7 @@ import { JsonText } from '../domain/json-text.js';
 import { claimKey, recordKey, requestHash, type IdempotencySlot } from '../domain/idempotency.js';
 import type { JobRunner } from '../domain/jobs.js';
 import { requireScope, requireWriter } from '../domain/permissions.js';
+import { slackProfileZone } from '../domain/time-zone.js';
 import { resolveDueDates } from '../domain/todo-due.js';
 import type { Operation } from './operation.js';
 import { writeTransaction } from './write-transaction.js';
@@ -60,6 +61,9 @@ export async function execute(
     : undefined;
   // Before the transaction: the embedded database has one connection, which the transaction holds.
   input = await resolveDueDates(ctx(rt.db), input, op.dueDateFields);
+  // A Slack user's profile zone (the time-zone rule's fallback, for `due_state`) is asked of
+  // Slack now, so no transaction waits on Slack; the answer is kept for the rest of the request.
+  await slackProfileZone(principal);
   if (op.ownTransactions) {
     const caller = await confirmCaller(rt.db, principal, rt.clock());
     refuseReader(op, caller);

@@ -4,6 +4,7 @@ import {
   createMemberInput,
   listMembers,
   listMembersInput,
+  listedMemberSchema,
   memberSchema,
   updateMember,
   updateMemberInput,
@@ -26,7 +27,7 @@ import { defineOperation } from './operation.js';
 export const platformOperations = [
   defineOperation({
     name: 'getMe',
-    summary: 'The caller: member, organization, the role and scopes it acts with, and whether the token is an agent',
+    summary: 'The caller: member, organization, the role and scopes it acts with, whether the token is an agent, today in your time zone, and what you may do (abilities)',
     group: 'me',
     method: 'GET',
     path: '/me',
@@ -36,13 +37,13 @@ export const platformOperations = [
   }),
   defineOperation({
     name: 'listMembers',
-    summary: 'Members of the organization, newest first',
+    summary: 'Members of the organization, newest first, each with what you may do with them (abilities)',
     group: 'members',
     method: 'GET',
     path: '/members',
     scope: 'read',
     query: listMembersInput,
-    output: pageOf(memberSchema),
+    output: pageOf(listedMemberSchema),
     run: (ctx, input) => listMembers(ctx, input),
   }),
   defineOperation({

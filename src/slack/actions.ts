@@ -94,11 +94,11 @@ const complete: TodoChange = async (caller, todoId) => {
 
 /**
  * Snoozes a todo through updateTodo: its due date becomes tomorrow, or a week from today, in
- * the member's time zone (UTC when unset), the zone `/v1` and the reminders read days in.
+ * the member's time zone by the domain's one rule (`caller.timeZone()`).
  */
 function snooze(until: SnoozeUntil, now: Date): TodoChange {
   return async (caller, todoId) => {
-    const dueOn = localToday(now, caller.member.tz, until === 'tomorrow' ? 1 : 7);
+    const dueOn = localToday(now, await caller.timeZone(), until === 'tomorrow' ? 1 : 7);
     const todo = await caller.call('updateTodo', { id: todoId, due_on: dueOn });
     return { todo, view: todoSnoozedView(todo), note: `:zzz: Snoozed until ${todo.due_on}: ${todo.title}` };
   };

@@ -1,8 +1,8 @@
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { Principal } from '../domain/context.js';
-import { zoneOrUtc } from '../domain/fields.js';
 import { slackPrincipal, type SlackMember } from '../domain/slack-links.js';
+import { memberZone } from '../domain/time-zone.js';
 import { callOperation } from '../operations/call.js';
 import type { Caller } from './command-context.js';
 import type { SlackDeps } from './deps.js';
@@ -13,7 +13,7 @@ export interface SlackCaller {
   member: SlackMember;
   principal: Principal;
   call: Caller;
-  /** The member's IANA time zone: the member's own, else their Slack profile's, else UTC. */
+  /** The member's IANA time zone by the domain's one rule (`memberZone`): their own, else their Slack profile's, else UTC. */
   timeZone(): Promise<string>;
 }
 
@@ -27,14 +27,16 @@ export async function slackCaller(deps: SlackDeps, client: WebClient, slackUserI
   const profile = profileLookup(client, slackUserId, log);
   const member = await resolveSlackMember(rt, deps.config.slack.org, slackUserId, profile);
   if (!member) return undefined;
-  const principal = slackPrincipal(member);
+  // The profile's zone is handed to the domain with the principal; Slack is asked only when a
+  // day is to be read and the member set no zone of their own.
+  const profileZone = async () => (await profile())?.tz;
+  const principal = { ...slackPrincipal(member), ...(member.tz ? {} : { slackProfileZone: profileZone }) };
   return {
     member,
     principal,
     call: (operation, input) => callOperation(rt, operation, principal, input),
     async timeZone() {
-      if (member.tz) return member.tz;
-      return zoneOrUtc((await profile())?.tz);
+      return memberZone(member.tz, member.tz ? undefined : await profileZone());
     },
   };
 }

@@ -12,6 +12,7 @@ export const keys = {
   card: (ref: string) => ['card', ref] as const,
   criteria: (ref: string) => ['criteria', ref] as const,
   moves: (ref: string) => ['moves', ref] as const,
+  boardMoves: (slug: string) => ['board-moves', slug] as const,
   todos: (scope: string) => ['todos', scope] as const,
   snippets: (filters: object) => ['snippets', filters] as const,
   snippet: (key: string) => ['snippet', key] as const,
@@ -42,6 +43,15 @@ export const membersQuery = queryOptions({
 
 export function useMe() {
   return useQuery(meQuery);
+}
+
+/**
+ * Today's date for the caller, as tack says it (getMe's `today`, in their zone); undefined
+ * until it is known. getMe is read again after the caller's midnight, so a page left open
+ * over night moves on to the new day.
+ */
+export function useToday(): string | undefined {
+  return useQuery({ ...meQuery, refetchInterval: 5 * 60_000 }).data?.today;
 }
 
 export function useMembers() {

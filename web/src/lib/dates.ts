@@ -1,15 +1,11 @@
-/** Calendar dates as `YYYY-MM-DD` strings, computed in a person's time zone. */
+/**
+ * Calendar dates as `YYYY-MM-DD` strings. Which day it is for the caller comes from the API
+ * (getMe's `today`, in their zone by tack's one rule), never from the browser's clock.
+ */
 
+/** The browser's zone: only what the profile form offers to set as one's own. */
 export function browserZone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
-}
-
-export function todayIn(tz: string, now: Date = new Date()): string {
-  try {
-    return new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
-  } catch {
-    return now.toISOString().slice(0, 10);
-  }
 }
 
 export function addDays(date: string, days: number): string {

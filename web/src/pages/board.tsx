@@ -13,10 +13,8 @@ import {
   type DragStartEvent,
 } from '@dnd-kit/core';
 import { api, ok } from '../api/client';
-import { boardQuery, keys, useMembers, useMilestones } from '../api/queries';
+import { boardQuery, keys, useMembers, useMilestones, useToday } from '../api/queries';
 import { STATUSES, STATUS_LABEL, type Card, type Member, type WorkflowStatus } from '../api/types';
-import { todayIn } from '../lib/dates';
-import { useTimeZone } from '../lib/timezone';
 import { ErrorPanel, Loading } from '../ui/error-panel';
 import { LockIcon } from '../ui/icons';
 import { CardTile } from './board/card-tile';
@@ -31,8 +29,7 @@ export function BoardPage() {
   const { slug } = route.useParams();
   const search = route.useSearch();
   const navigate = route.useNavigate();
-  const tz = useTimeZone();
-  const today = todayIn(tz);
+  const today = useToday();
   const board = useQuery(boardQuery(slug));
   const cards = useBoardCards(slug, search);
   const members = useMembers();
@@ -50,15 +47,14 @@ export function BoardPage() {
     return out;
   }, [cards.data]);
 
-  // The gate comes from the API (listCardMoves), asked for one card of the board: it is the
-  // board's rule for this caller.
-  const sample = cards.data?.[0];
+  // Where this caller may put a card of this board (create it in, or move it to), from the
+  // API (listBoardMoves): the board's gate for them, and what a viewer may not do at all.
   const moves = useQuery({
-    queryKey: keys.moves(sample?.ref ?? ''),
-    queryFn: () => ok(api.GET('/cards/{id}/moves', { params: { path: { id: sample!.ref } } })),
-    enabled: Boolean(board.data?.gated && sample),
+    queryKey: keys.boardMoves(slug),
+    queryFn: () => ok(api.GET('/boards/{id}/moves', { params: { path: { id: slug } } })),
   });
-  const doneMove = moves.data?.data.find((m) => m.workflow_status === 'done');
+  const moveTo = useCallback((status: WorkflowStatus) => moves.data?.data.find((m) => m.workflow_status === status), [moves.data]);
+  const doneMove = moveTo('done');
 
   const sensors = useSensors(
     useSensor(PointerSensor, { activationConstraint: { distance: 4 } }),
@@ -155,8 +151,9 @@ export function BoardPage() {
                 status={status}
                 count={byStatus[status].length}
                 badge={status === 'done' ? gateBadge : undefined}
-                refused={status === 'done' && active !== null && doneMove !== undefined && !doneMove.allowed}
-                onCreate={(title) => create.mutateAsync({ title, status })}
+                refused={active !== null && active.workflow_status !== status && moveTo(status)?.allowed === false}
+                mayCreate={moveTo(status)?.allowed === true}
+                onCreate={(title, key) => create.mutateAsync({ title, status, key })}
               >
                 {byStatus[status].map((card) => (
                   <CardTile key={card.id} card={card} members={memberMap} today={today} onOpen={openCard} />

@@ -10,7 +10,7 @@ import { LockIcon } from '../ui/icons';
 export function BoardsPage() {
   const boards = useBoards();
   const me = useMe();
-  const canConfigure = me.data?.scopes.includes('config:write') ?? false;
+  const canConfigure = me.data?.abilities.manage_boards ?? false;
   return (
     <section className="page narrow">
       <div className="page-head">

@@ -2,10 +2,9 @@ import { useMemo } from 'react';
 import { getRouteApi, Link } from '@tanstack/react-router';
 import { useQuery } from '@tanstack/react-query';
 import { allPages, api, ok } from '../api/client';
+import { useToday } from '../api/queries';
 import { STATUSES, STATUS_LABEL, type Card, type WorkflowStatus } from '../api/types';
 import { endsText } from '../lib/days-left';
-import { todayIn } from '../lib/dates';
-import { useTimeZone } from '../lib/timezone';
 import { ErrorPanel, Loading } from '../ui/error-panel';
 import { Progress } from '../ui/progress';
 
@@ -13,7 +12,7 @@ const route = getRouteApi('/milestones/$ref');
 
 export function MilestonePage() {
   const { ref } = route.useParams();
-  const today = todayIn(useTimeZone());
+  const today = useToday();
   // The same operation as GET /v1/milestones/{ref}/status, /milestone in Slack and the CLI.
   const status = useQuery({ queryKey: ['milestone-status', ref], queryFn: () => ok(api.GET('/milestones/{ref}/status', { params: { path: { ref } } })) });
   const cards = useQuery({

@@ -2,10 +2,8 @@ import { useState, type FormEvent } from 'react';
 import { Link } from '@tanstack/react-router';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, ok } from '../api/client';
-import { keys, useMilestones } from '../api/queries';
+import { keys, useMilestones, useToday } from '../api/queries';
 import { endsText } from '../lib/days-left';
-import { todayIn } from '../lib/dates';
-import { useTimeZone } from '../lib/timezone';
 import { DateField } from '../ui/date-field';
 import { ErrorPanel, Loading } from '../ui/error-panel';
 import { FieldErrors } from '../ui/field-errors';
@@ -14,7 +12,7 @@ import { SelectField } from '../ui/select-field';
 
 export function MilestonesPage() {
   const milestones = useMilestones();
-  const today = todayIn(useTimeZone());
+  const today = useToday();
   return (
     <section className="page narrow">
       <div className="page-head">

@@ -1,7 +1,6 @@
 import { useMemo } from 'react';
 import { getRouteApi, Link } from '@tanstack/react-router';
-import { todayIn } from '../lib/dates';
-import { useTimeZone } from '../lib/timezone';
+import { useMe, useToday } from '../api/queries';
 import { ErrorPanel, Loading } from '../ui/error-panel';
 import { AddTodo } from './todos/add-todo';
 import { GROUPS, groupTodos } from './todos/groups';
@@ -12,11 +11,11 @@ const route = getRouteApi('/todos');
 
 export function TodosPage() {
   const { scope } = route.useSearch();
-  const tz = useTimeZone();
-  const today = todayIn(tz);
+  const me = useMe();
+  const today = useToday();
   const todos = useTodos(scope);
   const actions = useTodoActions();
-  const groups = useMemo(() => groupTodos(todos.data ?? [], today), [todos.data, today]);
+  const groups = useMemo(() => groupTodos(todos.data ?? []), [todos.data]);
   return (
     <section className="page narrow">
       <div className="page-head">
@@ -34,7 +33,7 @@ export function TodosPage() {
         </div>
       </div>
       <AddTodo today={today} defaultTeam={scope === 'org'} />
-      <p className="muted small">Dates in {tz}.</p>
+      {me.data && <p className="muted small">Dates in {me.data.time_zone}.</p>}
       {todos.isError && <ErrorPanel error={todos.error} retry={() => void todos.refetch()} />}
       {todos.isPending && <Loading />}
       {todos.data &&

@@ -7,7 +7,8 @@ import { initials } from '../../lib/people';
 export interface TileProps {
   card: Card;
   members: ReadonlyMap<string, Member>;
-  today: string;
+  /** The caller's today (getMe's, in their zone); undefined until known. */
+  today: string | undefined;
   /** Rendered in the drag overlay: no handle of its own. */
   overlay?: boolean;
   /** Opens the card page in the app (a plain link otherwise: hundreds of router links are slow to mount). */
@@ -50,7 +51,8 @@ function Tile({ tileRef, handle, ...props }: TileProps & { tileRef?: Ref<HTMLEle
 
 /** Title and facts: memoised apart, since every draggable re-renders while any card is in hand. */
 const TileContent = memo(function TileContent({ card, members, today, onOpen }: TileProps) {
-  const overdue = card.due_on !== null && card.due_on < today && card.workflow_status !== 'done';
+  // Overdue: due before the caller's today as tack gives it (getMe), and not done.
+  const overdue = today !== undefined && card.due_on !== null && card.due_on < today && card.workflow_status !== 'done';
   return (
     <>
       <a

@@ -38,14 +38,15 @@ export function useMoveCard(slug: string, search: BoardSearch) {
   });
 }
 
+/**
+ * Creates a card in its column: one write (createCard with `workflow_status`), with the
+ * form's Idempotency-Key, so a retried submit never makes a second card.
+ */
 export function useCreateCard(slug: string) {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: async ({ title, status }: { title: string; status: WorkflowStatus }) => {
-      const card = await ok(api.POST('/cards', { body: { board: slug, title } }));
-      if (status === 'backlog') return card;
-      return ok(api.PATCH('/cards/{id}', { params: { path: { id: card.id } }, body: { workflow_status: status } }));
-    },
+    mutationFn: ({ title, status, key }: { title: string; status: WorkflowStatus; key: string }) =>
+      ok(api.POST('/cards', { params: { header: { 'Idempotency-Key': key } }, body: { board: slug, title, workflow_status: status } })),
     onSettled: () => qc.invalidateQueries({ queryKey: ['cards', slug] }),
   });
 }

@@ -16,24 +16,18 @@ import { SettingsPage } from './settings-nav';
 const ROLES: Role[] = ['owner', 'admin', 'member', 'viewer'];
 const label = (r: Role) => r[0]!.toUpperCase() + r.slice(1);
 
+/** Every role, those outside `allowed` (but the current one) shown refused. */
+function roleOptions(allowed: readonly Role[], current?: Role) {
+  return ROLES.map((r) => ({ id: r, label: label(r), refused: r === current || allowed.includes(r) ? undefined : 'not allowed for you' }));
+}
+
 export function MembersPage() {
   const me = useMe();
   const members = useMembers();
   const qc = useQueryClient();
-  const myRank = me.data ? ROLES.indexOf(me.data.member.role) : ROLES.length;
-  // The ladder: nobody raises anyone above their own role (the API refuses it too).
-  const roleOptions = ROLES.map((r, i) => ({ id: r, label: label(r), refused: i < myRank ? 'above your role' : undefined }));
-  // Adding members, changing roles, another member's sign-in link and removing: an owner or
-  // admin with config:write (requireConfigWrite), never on a member above their own role. A
-  // plain member sees the list and their own sign-in link only, a viewer the list. The server stays
-  // the judge: a refusal it gives anyway (the list changed meanwhile) is shown like any failed write.
-  const manages = !!me.data && me.data.scopes.includes('config:write') && (me.data.member.role === 'owner' || me.data.member.role === 'admin');
-  const mayManage = (m: Member) => manages && ROLES.indexOf(m.role) >= myRank;
-  // deleteMember also never removes the last owner.
-  const owners = members.data?.filter((m) => m.role === 'owner').length ?? 0;
-  const mayRemove = (m: Member) => mayManage(m) && !(m.role === 'owner' && owners <= 1);
-  // A sign-in link for oneself needs only write (createSigninLink): not a viewer's.
-  const mayLink = (m: Member) => mayManage(m) || (m.id === me.data?.member.id && me.data.member.role !== 'viewer' && me.data.scopes.includes('write'));
+  // What the caller may do comes from the API (getMe's and each member's `abilities`, judged
+  // by the very checks the writes run): the ladder, the last owner and the scopes live there.
+  // A refusal it gives anyway (the list changed meanwhile) is shown like any failed write.
   const setRole = useMutation({
     mutationFn: ({ m, role }: { m: Member; role: Role }) => ok(api.PATCH('/members/{id}', { params: { path: { id: m.id } }, body: { role } })),
     onSettled: () => qc.invalidateQueries({ queryKey: keys.members }),
@@ -42,7 +36,7 @@ export function MembersPage() {
     <SettingsPage>
       <div className="row spread">
         <h2>Members</h2>
-        {manages && <AddMember roleOptions={roleOptions} />}
+        {me.data?.abilities.manage_members && <AddMember roleOptions={roleOptions(me.data.abilities.grant_roles)} />}
       </div>
       {members.isError && <ErrorPanel error={members.error} retry={() => void members.refetch()} />}
       {members.isPending && <Loading />}
@@ -62,13 +56,13 @@ export function MembersPage() {
                 label={`Role of ${m.name}`}
                 hideLabel
                 value={m.role}
-                options={roleOptions}
-                isDisabled={!mayManage(m)}
+                options={roleOptions(m.abilities.change_role, m.role)}
+                isDisabled={m.abilities.change_role.length === 0}
                 onChange={(r) => r !== m.role && setRole.mutate({ m, role: r as Role })}
               />
               <div className="member-actions">
-                {mayLink(m) && <SigninLink member={m} />}
-                {mayRemove(m) && <RemoveMember member={m} self={m.id === me.data?.member.id} orgName={me.data?.org.name ?? 'the organization'} />}
+                {m.abilities.make_signin_link && <SigninLink member={m} />}
+                {m.abilities.remove && <RemoveMember member={m} self={m.id === me.data?.member.id} orgName={me.data?.org.name ?? 'the organization'} />}
               </div>
             </li>
           ))}

@@ -6,15 +6,16 @@ const ITEMS = [
   { to: '/settings', label: 'Profile' },
   { to: '/settings/api-keys', label: 'API keys' },
   { to: '/settings/sessions', label: 'Sessions' },
-  { to: '/settings/members', label: 'Members', admin: true },
+  { to: '/settings/members', label: 'Members', manage: true },
 ] as const;
 
 export function SettingsNav() {
   const me = useMe();
-  const admin = me.data?.member.role === 'owner' || me.data?.member.role === 'admin';
+  // Members is a tab for those who manage them (getMe's abilities); others still reach the list by its URL.
+  const manages = me.data?.abilities.manage_members ?? false;
   return (
     <nav aria-label="Settings" className="segmented settings-nav">
-      {ITEMS.filter((i) => !('admin' in i) || admin).map((i) => (
+      {ITEMS.filter((i) => !('manage' in i) || manages).map((i) => (
         <Link key={i.to} to={i.to} activeOptions={{ exact: true }} activeProps={{ 'aria-current': 'page' }}>
           {i.label}
         </Link>

@@ -11,18 +11,23 @@ import { SelectField } from '../../ui/select-field';
 const PRIORITY_OPTIONS = PRIORITIES.map((p) => ({ id: p, label: p[0]!.toUpperCase() + p.slice(1) }));
 export { PRIORITY_OPTIONS };
 
-/** Title, priority and date (today, tomorrow, or the picker); personal or for the team. */
-export function AddTodo({ today, defaultTeam }: { today: string; defaultTeam: boolean }) {
+/**
+ * Title, priority and date (today, tomorrow, or the picker); personal or for the team. `today`
+ * is the caller's (getMe); a new todo is due today once it is known.
+ */
+export function AddTodo({ today, defaultTeam }: { today: string | undefined; defaultTeam: boolean }) {
   const me = useMe();
   const qc = useQueryClient();
   const [title, setTitle] = useState('');
   const [priority, setPriority] = useState<Priority>('medium');
-  const [due, setDue] = useState<string | null>(today);
+  const [due, setDue] = useState<string | null | undefined>(undefined);
+  // Due today by default: the caller's today, once getMe has said which day that is.
+  const dueOn = due === undefined ? (today ?? null) : due;
   const [team, setTeam] = useState(defaultTeam);
   const add = useMutation({
     meta: { inline: true },
     mutationFn: () =>
-      ok(api.POST('/todos', { body: { title: title.trim(), priority, ...(due ? { due_on: due } : {}), ...(team && me.data ? { org_id: me.data.org.id } : {}) } })),
+      ok(api.POST('/todos', { body: { title: title.trim(), priority, ...(dueOn ? { due_on: dueOn } : {}), ...(team && me.data ? { org_id: me.data.org.id } : {}) } })),
     onSuccess: () => {
       setTitle('');
       void qc.invalidateQueries({ queryKey: ['todos'] });
@@ -32,7 +37,7 @@ export function AddTodo({ today, defaultTeam }: { today: string; defaultTeam: bo
     e.preventDefault();
     if (title.trim()) add.mutate();
   };
-  const tomorrow = addDays(today, 1);
+  const tomorrow = today === undefined ? undefined : addDays(today, 1);
   return (
     <form className="panel add-todo" onSubmit={submit} aria-label="Add a todo">
       <div className="row">
@@ -47,17 +52,17 @@ export function AddTodo({ today, defaultTeam }: { today: string; defaultTeam: bo
       <div className="row add-todo-options">
         <SelectField label="Priority" hideLabel value={priority} options={PRIORITY_OPTIONS} onChange={(p) => setPriority(p as Priority)} />
         <div className="segmented" role="group" aria-label="Due">
-          <button type="button" aria-pressed={due === null} onClick={() => setDue(null)}>
+          <button type="button" aria-pressed={dueOn === null} onClick={() => setDue(null)}>
             No date
           </button>
-          <button type="button" aria-pressed={due === today} onClick={() => setDue(today)}>
+          <button type="button" aria-pressed={today !== undefined && dueOn === today} disabled={today === undefined} onClick={() => setDue(today ?? null)}>
             Today
           </button>
-          <button type="button" aria-pressed={due === tomorrow} onClick={() => setDue(tomorrow)}>
+          <button type="button" aria-pressed={tomorrow !== undefined && dueOn === tomorrow} disabled={tomorrow === undefined} onClick={() => setDue(tomorrow ?? null)}>
             Tomorrow
           </button>
         </div>
-        <DateField label="Due date" hideLabel value={due} onChange={setDue} />
+        <DateField label="Due date" hideLabel value={dueOn} onChange={setDue} />
         <div className="segmented" role="group" aria-label="Visible to">
           <button type="button" aria-pressed={!team} onClick={() => setTeam(false)}>
             Personal

@@ -13,14 +13,15 @@ import type { TodoEdit } from './use-todos';
 
 interface Props {
   todo: Todo;
-  today: string;
+  /** The caller's today (getMe), for how dates are written; undefined until known. */
+  today: string | undefined;
   onToggle: () => void;
   onEdit: (body: TodoEdit) => void;
   onDelete: () => void;
 }
 
 export function TodoRow({ todo, today, onToggle, onEdit, onDelete }: Props) {
-  const overdue = !todo.done && todo.due_on !== null && todo.due_on < today;
+  const overdue = todo.due_state === 'overdue';
   return (
     <li id={todo.id} data-todo={todo.id} className={todo.done ? 'todo done' : 'todo'}>
       <input type="checkbox" checked={todo.done} onChange={onToggle} aria-label={`${todo.done ? 'Reopen' : 'Complete'}: ${todo.title}`} />
@@ -28,7 +29,12 @@ export function TodoRow({ todo, today, onToggle, onEdit, onDelete }: Props) {
         <span className={todo.done ? 'done-text' : undefined}>{todo.title}</span>
         <div className="row todo-meta">
           <span className={`chip prio-${todo.priority}`}>{todo.priority}</span>
-          {todo.due_on && <span className={`chip${overdue ? ' danger' : ''}`}>{formatDate(todo.due_on, today)}</span>}
+          {todo.due_on && (
+            <span className={`chip${overdue ? ' danger' : ''}`} title={overdue ? 'Overdue' : 'Due'}>
+              {overdue && <span className="visually-hidden">Overdue, </span>}
+              {formatDate(todo.due_on, today)}
+            </span>
+          )}
           <span className="chip">{todo.org_id ? 'Team' : 'Personal'}</span>
           {todo.card_id && <CardLink id={todo.card_id} />}
         </div>

@@ -1,0 +1,23 @@
+import type { z } from 'zod';
+import { boardKeyInput, findBoard } from './boards.js';
+import { moveRefusal, type CardMoves } from './card-moves.js';
+import type { Ctx } from './context.js';
+import { WORKFLOW_STATUSES } from './vocabulary.js';
+
+/**
+ * Where the caller may put a card of this board, one entry per state in workflow order:
+ * create it there (createCard's `workflow_status`) or move one there from another state
+ * (moveCard), with the refusal's error code where not. The same rule the writes run
+ * (`moveRefusal`), so a board page shows its gate for this caller without asking about a
+ * card: `done` on a gated board is refused to an agent (`gated_move_requires_human`), every
+ * state to a viewer (`forbidden_role`) or to a token without `write` (`insufficient_scope`).
+ */
+export async function listBoardMoves(ctx: Ctx, input: z.infer<typeof boardKeyInput>): Promise<CardMoves> {
+  const board = await findBoard(ctx.db, ctx.principal.orgId, input.id);
+  return {
+    data: WORKFLOW_STATUSES.map((status) => {
+      const refusal = moveRefusal(ctx.principal, board.gated, status);
+      return { workflow_status: status, allowed: refusal === undefined, code: refusal?.code ?? null };
+    }),
+  };
+}
