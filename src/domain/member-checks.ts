@@ -62,6 +62,7 @@ export const signinLinkRequiresHuman = () =>
  */
 export function assertSigninLink(principal: Principal, targetId: string, targetRole: Role): void {
   if (principal.agent) throw signinLinkRequiresHuman();
-  if (targetId !== principal.memberId) requireConfigWrite(principal);
+  if (targetId === principal.memberId) return; // a link for oneself keeps the caller's own ceiling (contract §9)
+  requireConfigWrite(principal);
   assertMayActOn(principal, targetRole);
 }

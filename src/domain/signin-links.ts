@@ -10,7 +10,7 @@ import { id } from './fields.js';
 import { newId } from './ids.js';
 import { getMember } from './members.js';
 import { requireConfigWrite } from './permissions.js';
-import { assertMayActOn } from './role-ladder.js';
+import { assertSigninLink, signinLinkRequiresHuman } from './member-checks.js';
 import { isWellFormedSessionSecret, startSession } from './sessions.js';
 import { hashToken } from './token-format.js';
 
@@ -42,14 +42,10 @@ export function isWellFormedSigninCode(code: string): boolean {
  * member, never above the caller's role.
  */
 export async function createSigninLink(ctx: Ctx, input: z.infer<typeof createSigninLinkInput>): Promise<SigninLink> {
-  if (ctx.principal.agent) {
-    throw new AppError('signin_link_requires_human', 403, 'An agent token cannot make sign-in links: a link signs a person in.');
-  }
-  const self = input.id === ctx.principal.memberId;
-  if (!self) requireConfigWrite(ctx.principal);
+  if (ctx.principal.agent) throw signinLinkRequiresHuman();
+  if (input.id !== ctx.principal.memberId) requireConfigWrite(ctx.principal);
   const member = await getMember(ctx.db, ctx.principal.orgId, input.id);
-  // A link for oneself keeps the caller's ceiling, so a capped caller may make one too.
-  if (!self) assertMayActOn(ctx.principal, member.role);
+  assertSigninLink(ctx.principal, member.id, member.role);
   return issueSigninLink(ctx.db, {
     orgId: ctx.principal.orgId,
     memberId: member.id,
