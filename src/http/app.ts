@@ -182,6 +182,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // once idle for the grace, as they come: a connection whose in-flight answer goes out
     // later is kept alive by its client and would hold the process open until the shutdown's
     // force timer (exit 1 after 25 s).
+    connections.startDraining();
     app.server.closeIdleConnections = () => connections.closeIdle(DRAIN_GRACE_MS);
     closingIdle = setInterval(() => connections.closeIdle(DRAIN_GRACE_MS), 100);
     closingIdle.unref();

@@ -90,11 +90,22 @@ export class ConnectionTracker {
     return this.#connections.get(socket)?.answers.size ?? 0;
   }
 
-  /** Closes the connections that have waited for no answer for at least `graceMs`. */
+  /** When the drain began (`startDraining`); connections idle before then get the whole grace from it. */
+  #drainingSince: number | undefined;
+
+  startDraining(): void {
+    this.#drainingSince ??= this.now();
+  }
+
+  /**
+   * Closes the connections that have waited for no answer for at least `graceMs`, counted
+   * from the drain's start at the earliest: one idle for an hour may be just sending its next request.
+   */
   closeIdle(graceMs: number): void {
     const t = this.now();
+    const from = this.#drainingSince ?? 0;
     for (const [socket, state] of this.#connections) {
-      if (state.answers.size === 0 && t - state.idleSince >= graceMs) socket.destroy();
+      if (state.answers.size === 0 && t - Math.max(state.idleSince, from) >= graceMs) socket.destroy();
     }
   }
 }
