@@ -199,12 +199,15 @@ export async function pruneSlackPosts(db: Kysely<Database>, now: Date): Promise<
  * many pending claims were marked.
  *
  * ```sql
+ * delete from slack_post_fences where until <= now();
  * insert into slack_post_fences (history_since, until) values ($since, now() + $hours * interval '1 hour');
  * update slack_posts set state = 'sending', unsure = true, lease_until = null, updated_at = now()
  * where state in ('sending', 'retry')
  * ```
  */
 export async function fenceClaimsAfterRestore(db: Kysely<Database>, fence: { historySince: Date; windowHours: number }): Promise<number> {
+  // Past fences only slow every claim's trigger down.
+  await db.deleteFrom('slack_post_fences').where('until', '<=', sql<string>`now()`).execute();
   await sql`
     insert into slack_post_fences (history_since, until)
     values (${fence.historySince.toISOString()}::timestamptz, now() + ${fence.windowHours} * interval '1 hour')`.execute(db);
