@@ -53,6 +53,8 @@ const envSchema = z.object({
   DATABASE_STATEMENT_TIMEOUT_MS: millis(5_000),
   DATABASE_JOB_STATEMENT_TIMEOUT_MS: millis(60_000),
   DATABASE_CONNECT_TIMEOUT_MS: millis(5_000, 100),
+  HTTP_REQUEST_TIMEOUT_MS: millis(60_000, 100),
+  HTTP_IDLE_TIMEOUT_MS: millis(30_000, 100),
   LOG_LEVEL: z.preprocess(
     blankToUndefined,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -89,6 +91,13 @@ export interface Config {
     requests: DbTimeouts;
     /** Statements of the background jobs and cleanups. */
     jobs: DbTimeouts;
+  };
+  /** Bounds on a client's connection (milliseconds); see `src/http/timeouts.ts`. */
+  http: {
+    /** Headers and body of one request must arrive within this (408 after). */
+    requestTimeoutMs: number;
+    /** A connection silent this long, while no request of it is being worked on, is closed. */
+    idleTimeoutMs: number;
   };
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
 }
@@ -145,6 +154,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       requests: { statementMs: e.DATABASE_STATEMENT_TIMEOUT_MS, connectMs: e.DATABASE_CONNECT_TIMEOUT_MS },
       jobs: { statementMs: e.DATABASE_JOB_STATEMENT_TIMEOUT_MS, connectMs: e.DATABASE_CONNECT_TIMEOUT_MS },
     },
+    http: { requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS, idleTimeoutMs: e.HTTP_IDLE_TIMEOUT_MS },
     logLevel: e.LOG_LEVEL,
   };
 }

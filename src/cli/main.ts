@@ -5,7 +5,7 @@ import { exitWith } from './exit.js';
 import { loginCommand, logoutCommand, signinLinkCommand } from './login-commands.js';
 import { loadManifest } from './manifest-file.js';
 import { listEveryCommand } from './root-help.js';
-import { serveCommand, migrateCommand, workerCommand } from './server-commands.js';
+import { serveCommand, migrateCommand, restoreCheckCommand, workerCommand } from './server-commands.js';
 
 /** `--json` asks for errors as the envelope, commander's own usage errors included. */
 const jsonErrors = process.argv.slice(2).includes('--json');
@@ -58,6 +58,7 @@ program.commandsGroup('Server:');
 program.addCommand(serveCommand().copyInheritedSettings(program));
 program.addCommand(workerCommand().copyInheritedSettings(program));
 program.addCommand(migrateCommand().copyInheritedSettings(program));
+program.addCommand(restoreCheckCommand().copyInheritedSettings(program));
 
 program.addHelpText(
   'after',

@@ -121,3 +121,31 @@ export function migrateCommand(): Command {
     }
   });
 }
+
+export function restoreCheckCommand(): Command {
+  return new Command('restore-check')
+    .description('run once after restoring a backup, before serving: Slack posts look for their message before posting again, unused sign-in links end, and the live credentials are listed to check')
+    .option('--since <time>', "when the backup was taken (ISO 8601, e.g. from `pg_restore -l`'s \"Archive created at\"); default: the latest write in the restored database")
+    .option('--end-sessions', 'end every web session (everyone signs in again)')
+    .action(async (options: { since?: string; endSessions?: boolean }) => {
+      const config = await loadConfigOrExit();
+      const since = options.since === undefined ? undefined : new Date(options.since);
+      if (since !== undefined && Number.isNaN(since.getTime())) fail(`--since must be a date and time (ISO 8601, e.g. 2026-11-26T09:00:00Z), not ${JSON.stringify(options.since)}`);
+      const { connect } = await import('../db/connect.js');
+      const { migrateToLatest } = await import('../db/migrate.js');
+      const { checkRestore } = await import('../domain/restore-check.js');
+      const { restoreReportLines } = await import('./restore-report.js');
+      let handle;
+      try {
+        handle = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1 });
+        const applied = await handle.unbounded(migrateToLatest);
+        if (applied.length > 0) process.stdout.write(`tack: applied ${applied.join(', ')}\n`);
+        const report = await checkRestore(handle.db, { since, endSessions: options.endSessions === true });
+        for (const line of restoreReportLines(report)) process.stdout.write(`${line}\n`);
+      } catch (err) {
+        startupFailure(err);
+      } finally {
+        await handle?.close();
+      }
+    });
+}

@@ -190,6 +190,7 @@ export interface Database {
   slack_deliveries: SlackDeliveriesTable;
   slack_subscriptions: SlackSubscriptionsTable;
   slack_posts: SlackPostsTable;
+  slack_post_fences: SlackPostFencesTable;
   signin_links: SigninLinksTable;
   sessions: SessionsTable;
 }
@@ -248,6 +249,14 @@ export interface SlackSubscriptionsTable {
 
 export type SlackPostKind = 'todo_reminder' | 'todo_digest' | 'milestone_summary';
 export type SlackPostState = 'sending' | 'retry' | 'sent' | 'failed';
+
+/** A restore's fence: new claims until `until` are unsure, their history read from `history_since` (migration 0018). */
+export interface SlackPostFencesTable {
+  id: Generated<string>;
+  history_since: string;
+  until: string;
+  created_at: Generated<string>;
+}
 
 export interface SlackPostsTable {
   kind: SlackPostKind;

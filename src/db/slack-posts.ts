@@ -189,3 +189,32 @@ export async function pruneSlackPosts(db: Kysely<Database>, now: Date): Promise<
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/**
+ * After a backup is restored (`tack restore-check`), Slack may hold messages this database
+ * does not know it sent. Every pending claim (`sending` or `retry`) becomes `sending`, unsure
+ * and claimable now, so its next claim reads the conversation before posting; and a fence
+ * makes every claim first made in the next `windowHours` unsure too, reading history from
+ * `historySince` (migration 0018: a row the backup never had is such a claim). Returns how
+ * many pending claims were marked.
+ *
+ * ```sql
+ * delete from slack_post_fences where until <= now();
+ * insert into slack_post_fences (history_since, until) values ($since, now() + $hours * interval '1 hour');
+ * update slack_posts set state = 'sending', unsure = true, lease_until = null, updated_at = now()
+ * where state in ('sending', 'retry')
+ * ```
+ */
+export async function fenceClaimsAfterRestore(db: Kysely<Database>, fence: { historySince: Date; windowHours: number }): Promise<number> {
+  // Past fences only slow every claim's trigger down.
+  await db.deleteFrom('slack_post_fences').where('until', '<=', sql<string>`now()`).execute();
+  await sql`
+    insert into slack_post_fences (history_since, until)
+    values (${fence.historySince.toISOString()}::timestamptz, now() + ${fence.windowHours} * interval '1 hour')`.execute(db);
+  const marked = await db
+    .updateTable('slack_posts')
+    .set({ state: 'sending', unsure: true, lease_until: null, updated_at: sql<string>`now()` })
+    .where('state', 'in', ['sending', 'retry'])
+    .executeTakeFirst();
+  return Number(marked.numUpdatedRows);
+}

@@ -1,5 +1,6 @@
+import type http from 'node:http';
 import type https from 'node:https';
-import Fastify, { LogController, type FastifyHttpsOptions, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyHttpOptions, type FastifyHttpsOptions, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -21,7 +22,8 @@ import { registerHealth } from './health.js';
 import { registerJsonParser } from './json-parser.js';
 import { registerOpenApi } from './openapi.js';
 import { publicLinkPath, registerPublicLinks } from './public-links.js';
-import { MemoryRateLimiter, RedisRateLimiter, rateLimited, rateLimitHeaders, type RateDecision, type RateLimiter } from './rate-limit.js';
+import { ConnectionTracker, serverTimeoutOptions } from './connections.js';
+import { MemoryRateLimiter, RedisRateLimiter, RefusalLog, rateLimited, rateLimitHeaders, type RateDecision, type RateLimiter } from './rate-limit.js';
 import { lazyChildLogger } from './request-logger.js';
 import { requestPath } from './request-path.js';
 import { registerOperationRoutes } from './routes.js';
@@ -54,32 +56,37 @@ export interface App {
 // JSON bodies may carry a snippet of up to 1 MiB, escaped; the domain enforces the real limits.
 const BODY_LIMIT = 4 * 1024 * 1024;
 
-/** Sign-in and sign-out posts are rate-limited per address like unauthenticated /v1 calls. */
-function isSigninPost(method: string, url: string): boolean {
-  if (method !== 'POST') return false;
-  const path = url.split('?')[0];
-  return path === '/signin' || path === '/signout';
-}
-
 /** Whether a request's URL is under /v1, as the router reads it (`requestPath`). */
 function isApiUrl(url: string): boolean {
   const path = requestPath(url);
   return path.startsWith('/v1/') || path === '/v1';
 }
 
-/** Requests counted against a rate limit: all of /v1 and /mcp, and the sign-in and sign-out posts. */
-function isRateLimited(method: string, url: string): boolean {
-  return isApiUrl(url) || isMcpUrl(url) || isSigninPost(method, url);
+/**
+ * Requests counted by token (else by address) before routing: all of /v1 and /mcp. Routes
+ * that take no token opt in to counting by address with `config: PER_ADDRESS` instead.
+ */
+function isRateLimited(url: string): boolean {
+  return isApiUrl(url) || isMcpUrl(url);
 }
+
+/**
+ * While draining, a connection is closed once it has waited this long for no answer: a
+ * request its client sent as the drain began is still answered (503, `Connection: close`)
+ * rather than reset.
+ */
+const DRAIN_GRACE_MS = 1_000;
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /** What a token's requests are counted under (with Redis, by every process). */
 const tokenKey = (principal: Principal) => `tok:${principal.tokenId}`;
 
-function applyDecision(reply: FastifyReply, decision: RateDecision): void {
+function applyDecision(reply: FastifyReply, decision: RateDecision, onRefused?: () => void): void {
   for (const [name, value] of rateLimitHeaders(decision)) reply.header(name, value);
-  if (!decision.allowed) throw rateLimited(decision);
+  if (decision.allowed) return;
+  onRefused?.();
+  throw rateLimited(decision);
 }
 
 /** Builds the HTTP app without listening (tests inject or listen on port 0). */
@@ -96,21 +103,32 @@ export async function buildApp(deps: AppDeps): Promise<App> {
    * `rate_limited` past the limit. Without a promise when the limiter answers at once (in
    * memory): undefined then means counted and allowed.
    */
-  const countRequest = (reply: FastifyReply, key: string, weight?: number): Promise<void> | undefined => {
+  const countRequest = (reply: FastifyReply, key: string, weight?: number, onRefused?: () => void): Promise<void> | undefined => {
     const decision = limiter.hit(key, weight);
-    if (decision instanceof Promise) return decision.then((d) => applyDecision(reply, d));
-    applyDecision(reply, decision);
+    if (decision instanceof Promise) return decision.then((d) => applyDecision(reply, d, onRefused));
+    applyDecision(reply, decision, onRefused);
     return undefined;
   };
-  const options: FastifyServerOptions = {
+  const refusals = new RefusalLog(deps.log, nowMs);
+  /** Counts a request without a (valid) token by its client address; a refusal is logged once a minute per address. */
+  const countAddress = (request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined =>
+    countRequest(reply, `ip:${request.ip}`, undefined, () => refusals.refused(request.ip, { path: requestPath(request.url), limit: deps.config.rateLimitPerMinute }));
+  const { requestTimeoutMs, idleTimeoutMs } = deps.config.http;
+  const nodeTimeouts = serverTimeoutOptions({ requestTimeoutMs, idleTimeoutMs });
+  const options: FastifyHttpOptions<http.Server> = {
     loggerInstance: deps.log,
     logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: lazyChildLogger,
     bodyLimit: BODY_LIMIT,
+    // A body cannot be held open: the whole request within requestTimeout (408 after), and a
+    // silent connection closed after idleTimeout unless its handler is working (ConnectionTracker).
+    requestTimeout: requestTimeoutMs,
+    connectionTimeout: idleTimeoutMs,
+    http: nodeTimeouts,
     genReqId: newRequestId,
     // Before any hook, so before authentication: counted per address, like a request without a token.
-    frameworkErrors: frameworkErrors(async (request, reply) => (isRateLimited(request.method, request.url) ? countRequest(reply, `ip:${request.ip}`) : undefined)),
-    clientErrorHandler: clientErrors((method, url, address) => (isRateLimited(method, url) ? limiter.hit(`ip:${address}`) : undefined)),
+    frameworkErrors: frameworkErrors(async (request, reply) => (isRateLimited(request.url) ? countAddress(request, reply) : undefined)),
+    clientErrorHandler: clientErrors((_method, url, address) => (isRateLimited(url) ? limiter.hit(`ip:${address}`) : undefined)),
     requestIdHeader: false,
     // Requests that arrive while draining get the envelope from the onRequest hook instead.
     return503OnClosing: false,
@@ -118,7 +136,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   };
   // Fastify's HTTPS overload returns an instance typed for https.Server; the app itself does
   // not care which server carries it.
-  const app = (deps.https ? Fastify({ ...options, https: deps.https } as FastifyHttpsOptions<https.Server>) : Fastify(options)) as unknown as FastifyInstance;
+  const app = (deps.https ? Fastify({ ...options, http: undefined, https: { ...deps.https, ...nodeTimeouts } } as FastifyHttpsOptions<https.Server>) : Fastify(options)) as unknown as FastifyInstance;
+  const connections = new ConnectionTracker(app.server);
 
   const authCache = new AuthCache(deps.db, nowMs);
   const runtime: Runtime = {
@@ -158,14 +177,23 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   let closingIdle: NodeJS.Timeout | undefined;
   app.addHook('preClose', async () => {
     draining = true;
-    // Fastify closes the connections idle when the server closes; one whose in-flight answer
-    // goes out later is kept alive by its client and would hold the process open until the
-    // shutdown's force timer (exit 1 after 25 s). So idle ones are closed as they come, while
-    // a request already queued on a connection is still answered (503, Connection: close).
-    closingIdle = setInterval(() => app.server.closeIdleConnections(), 100);
+    // Node closes every idle connection as the server closes, and a client may have just sent
+    // its next request on one (a reset, where the drain promises a 503). Closed here only
+    // once idle for the grace, as they come: a connection whose in-flight answer goes out
+    // later is kept alive by its client and would hold the process open until the shutdown's
+    // force timer (exit 1 after 25 s).
+    connections.startDraining();
+    app.server.closeIdleConnections = () => connections.closeIdle(DRAIN_GRACE_MS);
+    closingIdle = setInterval(() => connections.closeIdle(DRAIN_GRACE_MS), 100);
     closingIdle.unref();
   });
   app.addHook('onClose', async () => clearInterval(closingIdle));
+  // While draining, an answer that is the last its connection owes closes that connection
+  // after it (a request pipelined behind it is still answered, its 503 closing it).
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (draining && connections.answering(request.raw.socket) <= 1) reply.header('Connection', 'close');
+    done(null, payload);
+  });
   /**
    * Authenticates a rate-limited request (bearer token, or on /v1 the session cookie) and
    * counts it: per token or session, else per address. A bad credential is kept in
@@ -177,14 +205,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     if (header === undefined) {
       // The web app's session cookie, on /v1 only: /mcp takes bearer tokens alone.
       if (request.headers.cookie !== undefined && isApiUrl(request.url)) {
-        return authenticateCookie(request, authCache, runtime.appUrl!).then((key) => countRequest(reply, key ?? `ip:${request.ip}`));
+        return authenticateCookie(request, authCache, runtime.appUrl!).then((key) => (key ? countRequest(reply, key) : countAddress(request, reply)));
       }
-      return countRequest(reply, `ip:${request.ip}`);
+      return countAddress(request, reply);
     }
     const m = BEARER.exec(header);
     if (!m) {
       request.authError = new AppError('unauthorized', 401, 'Use the header Authorization: Bearer <token>.');
-      return countRequest(reply, `ip:${request.ip}`);
+      return countAddress(request, reply);
     }
     const token = m[1]!;
     let auth: Authenticated | undefined;
@@ -194,7 +222,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       // An expired token; anything else is ours and answers 500.
       if (!(err instanceof AppError)) throw err;
       request.authError = err;
-      return countRequest(reply, `ip:${request.ip}`);
+      return countAddress(request, reply);
     }
     if (auth) {
       request.principal = auth.principal;
@@ -208,7 +236,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       async (err: unknown) => {
         // Counted either way, so that even a failure of ours (the database down) carries the
         // RateLimit headers; then a bad token is the route's to refuse, anything else answers.
-        await countRequest(reply, `ip:${request.ip}`);
+        await countAddress(request, reply);
         if (!(err instanceof AppError)) throw err;
         request.authError = err;
       },
@@ -222,13 +250,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       done(new AppError('shutting_down', 503, 'The server is shutting down; retry shortly.'));
       return;
     }
-    if (!isRateLimited(request.method, request.url)) {
+    const byAddress = request.routeOptions.config.rateLimit === 'address';
+    if (!byAddress && !isRateLimited(request.url)) {
       done();
       return;
     }
     let pending: Promise<void> | undefined;
     try {
-      pending = admit(request, reply);
+      pending = byAddress ? countAddress(request, reply) : admit(request, reply);
     } catch (err) {
       done(err as Error);
       return;

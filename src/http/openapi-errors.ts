@@ -118,7 +118,7 @@ const ERRORS: Record<number, ErrorAnswer> = {
     message: 'This Idempotency-Key was used with a different request.',
   },
   413: { name: 'PayloadTooLarge', description: 'The body is over the limit (4 MiB; a snippet body over 1 MiB of UTF-8).', code: 'payload_too_large', message: 'The request body is too large.' },
-  415: { name: 'UnsupportedMediaType', description: 'A body that is not `application/json`.', code: 'unsupported_media_type', message: 'Send request bodies as application/json.' },
+  415: { name: 'UnsupportedMediaType', description: 'A body that is not `application/json` in UTF-8 (another `charset` is refused too).', code: 'unsupported_media_type', message: 'Send request bodies as application/json.' },
   422: {
     name: 'ValidationFailed',
     description: 'One or more fields are not valid, or not fields of this operation at all (`unknown_field`): `errors` lists each problem once, as a sentence.',

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { readPublicSnippet } from '../domain/snippets/links.js';
+import { PER_ADDRESS } from './rate-limit.js';
 
 /** The path part of PUBLIC_BASE_URL (`http://host/p` → `/p`, `https://s.example.com` → ``). */
 export function publicLinkPath(publicBaseUrl: string): string {
@@ -19,12 +20,13 @@ export function publicLinkPath(publicBaseUrl: string): string {
  * Every type but json is `text/plain`, and `nosniff` plus a sandboxing CSP keep a browser
  * from running an html snippet. `no-store`, so no cache keeps a rotated or deleted link
  * alive; `no-referrer`, so the link does not leak to sites the text links to. A dead link
- * is 404 `snippet_not_found` in the envelope.
+ * is 404 `snippet_not_found` in the envelope. Counted per client address (no token), so a
+ * flood of guesses is refused with 429 before it costs a query.
  */
 export function registerPublicLinks(app: FastifyInstance, deps: { db: Kysely<Database>; publicBaseUrl: string }): void {
   // `:` starts a parameter in a Fastify path; `::` is a literal colon.
   const base = publicLinkPath(deps.publicBaseUrl).replace(/:/g, '::');
-  app.get<{ Params: { link: string } }>(`${base}/:link`, async (request, reply) => {
+  app.get<{ Params: { link: string } }>(`${base}/:link`, { config: PER_ADDRESS }, async (request, reply) => {
     const snippet = await readPublicSnippet(deps.db, request.params.link);
     reply
       .header('X-Content-Type-Options', 'nosniff')

@@ -21,6 +21,22 @@ export interface RateLimiter {
 
 const WINDOW_MS = 60_000;
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** `address`: the route takes no token, and its requests count per client address. */
+    rateLimit?: 'address';
+  }
+}
+
+/**
+ * Route config of a route that takes requests without a token (`/p/…`, `/slack/events`,
+ * `/signin`, `/github/webhooks`): `app.get(path, { config: PER_ADDRESS }, handler)`. The
+ * app's onRequest hook then counts each request per client address against
+ * `RATE_LIMIT_PER_MINUTE`, before the route reads a body, queries or logs anything, and
+ * answers 429 `rate_limited` with Retry-After past it (shared through Redis when configured).
+ */
+export const PER_ADDRESS = { rateLimit: 'address' } as const;
+
 /** The headers that say a decision: RateLimit-* on every counted answer, and Retry-After past the limit. */
 export function rateLimitHeaders(decision: RateDecision): [string, number][] {
   const headers: [string, number][] = [
@@ -44,6 +60,30 @@ function decide(limit: number, count: number, msLeft: number): RateDecision {
     reset: Math.max(1, Math.ceil(msLeft / 1000)),
     allowed: count <= limit,
   };
+}
+
+/**
+ * Says that an address is being refused, at most once a minute per address: a flood of
+ * refused requests costs no log line each.
+ */
+export class RefusalLog {
+  readonly #logged = new Map<string, number>();
+
+  constructor(
+    private readonly log: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  refused(address: string, details: { path: string; limit: number }): void {
+    const t = this.now();
+    const last = this.#logged.get(address);
+    if (last !== undefined && t - last < WINDOW_MS) return;
+    if (this.#logged.size >= 10_000) {
+      for (const [a, at] of this.#logged) if (t - at >= WINDOW_MS) this.#logged.delete(a);
+    }
+    this.#logged.set(address, t);
+    this.log.warn({ address, path: details.path, limit: details.limit }, 'rate limit reached for requests without a token from this address; refusing them with 429 (logged once a minute per address)');
+  }
 }
 
 /** A fixed one-minute window per key, in this process. */
@@ -70,9 +110,41 @@ export class MemoryRateLimiter implements RateLimiter {
     return decide(this.limit, w.count, w.resetAt - t);
   }
 
+  /** Takes back `weight` counted under `key` (it turned out to be counted elsewhere). */
+  forget(key: string, weight: number): void {
+    const w = this.#windows.get(key);
+    if (w && w.resetAt > this.now()) w.count = Math.max(0, w.count - weight);
+  }
+
+  /** Every live window's count, removed from memory: what must be added to another count. */
+  take(): CountedWindow[] {
+    const t = this.now();
+    const live: CountedWindow[] = [];
+    for (const [key, w] of this.#windows) if (w.resetAt > t && w.count > 0) live.push({ key, count: w.count, msLeft: w.resetAt - t });
+    this.#windows.clear();
+    return live;
+  }
+
+  /** Puts windows `take` removed back (their counts could not be handed on), adding to any since. */
+  restore(windows: readonly CountedWindow[]): void {
+    const t = this.now();
+    for (const { key, count, msLeft } of windows) {
+      const w = this.#windows.get(key);
+      if (w && w.resetAt > t) w.count += count;
+      else this.#windows.set(key, { count, resetAt: t + msLeft });
+    }
+  }
+
   close(): void {
     clearInterval(this.#sweep);
   }
+}
+
+/** A key's count in memory and how long its window still runs. */
+export interface CountedWindow {
+  key: string;
+  count: number;
+  msLeft: number;
 }
 
 const SCRIPT = `
@@ -98,6 +170,13 @@ export interface RedisRateLimiterOptions {
  * speed, and only a single background probe per `retryAfterMs` asks Redis again; its first
  * answer closes the circuit. So a hung Redis costs one request `timeoutMs`, not every request
  * a second, and the outage is logged once.
+ *
+ * Every request is counted once in the shared count, outage or not: what memory counted while
+ * the circuit was open is added to Redis when it closes (requests served during an outage are
+ * not forgotten by the minute's limit), and a count that timed out but reached Redis after
+ * all (a stalled server answers it on resuming) is taken back from memory when its answer
+ * comes, before that hand-over: commands on the connection are answered in order, and the
+ * probe's PING is sent after it.
  */
 export class RedisRateLimiter implements RateLimiter {
   readonly #fallback: MemoryRateLimiter;
@@ -134,12 +213,18 @@ export class RedisRateLimiter implements RateLimiter {
       return this.#fallback.hit(key, weight);
     }
     if (this.redis.status !== 'ready') return this.#open(key, weight, new Error(`redis ${this.redis.status}`));
+    const hit = (this.redis as unknown as RateHitCommand).tackRateHit(this.#prefix + key, WINDOW_MS, weight);
     try {
-      const hit = (this.redis as unknown as RateHitCommand).tackRateHit(this.#prefix + key, WINDOW_MS, weight);
       const [count, ttl] = (await this.#withTimeout(hit)) as [number, number];
       return decide(this.limit, count, ttl > 0 ? ttl : WINDOW_MS);
     } catch (err) {
-      return this.#open(key, weight, err);
+      const decision = this.#open(key, weight, err);
+      // Counted in memory now; if Redis counts it after all, memory lets go of it.
+      hit.then(
+        () => this.#fallback.forget(key, weight),
+        () => {},
+      );
+      return decision;
     }
   }
 
@@ -167,13 +252,31 @@ export class RedisRateLimiter implements RateLimiter {
     try {
       if (this.redis.status !== 'ready') throw new Error(`redis ${this.redis.status}`);
       await this.#withTimeout(this.redis.ping());
+      // Closed before the hand-over: requests from now on count in Redis, none in memory.
       this.#retryAt = null;
-      this.log.info('rate limits are shared through Redis again');
+      const counted = this.#fallback.take();
+      try {
+        await this.#handOver(counted);
+      } catch (err) {
+        this.#fallback.restore(counted);
+        throw err;
+      }
+      this.log.info({ counts_handed_over: counted.length }, 'rate limits are shared through Redis again');
     } catch {
       this.#retryAt = this.#now() + this.#retryAfterMs;
     } finally {
       this.#probing = false;
     }
+  }
+
+  /** Adds what memory counted during the outage to the shared counts, in one round trip. */
+  async #handOver(counted: readonly CountedWindow[]): Promise<void> {
+    if (counted.length === 0) return;
+    const pipeline = this.redis.pipeline() as unknown as RateHitPipeline;
+    for (const w of counted) pipeline.tackRateHit(this.#prefix + w.key, Math.ceil(w.msLeft), w.count);
+    const results = await this.#withTimeout(pipeline.exec());
+    const failed = results?.find(([err]) => err);
+    if (!results || failed) throw failed?.[0] ?? new Error('redis did not run the hand-over');
   }
 
   close(): void {
@@ -183,4 +286,9 @@ export class RedisRateLimiter implements RateLimiter {
 
 interface RateHitCommand {
   tackRateHit(key: string, windowMs: number, weight: number): Promise<unknown>;
+}
+
+interface RateHitPipeline {
+  tackRateHit(key: string, windowMs: number, weight: number): RateHitPipeline;
+  exec(): Promise<[Error | null, unknown][] | null>;
 }

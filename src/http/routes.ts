@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { unauthorized } from '../domain/authenticate.js';
-import type { Principal } from '../domain/context.js';
+import type { Principal, Scope } from '../domain/context.js';
 import { execute, type Runtime } from '../operations/execute.js';
 import { validationFailed } from '../domain/errors.js';
+import { requireScope } from '../domain/permissions.js';
 import { validateInput } from '../operations/input-validation.js';
 import type { Operation } from '../operations/operation.js';
 import { IDEMPOTENCY_KEY_MESSAGE, IDEMPOTENCY_KEY_PATTERN } from '../domain/idempotency-key.js';
@@ -28,9 +29,19 @@ export function principalOf(request: FastifyRequest): Principal {
   throw request.authError ?? unauthorized();
 }
 
-async function refuseUnauthenticatedBody<T>(request: FastifyRequest, _reply: unknown, payload: T): Promise<T> {
-  principalOf(request);
-  return payload;
+/**
+ * A write's preParsing hook: a caller without a valid token, or whose token lacks the
+ * operation's scope (a read-only token's POST), is refused before the body is read (no 4 MiB
+ * upload, 413 or 415 first). `execute` checks the scope again, with everything else.
+ */
+function refuseBeforeBody(op: Operation) {
+  // Typed wider than the table's: an operation that names no scope leaves the domain to decide.
+  const scope: Scope | null = op.scope;
+  return async <T>(request: FastifyRequest, _reply: unknown, payload: T): Promise<T> => {
+    const principal = principalOf(request);
+    if (scope !== null) requireScope(principal, scope);
+    return payload;
+  };
 }
 
 /**
@@ -43,9 +54,8 @@ export function registerOperationRoutes(app: FastifyInstance, ops: readonly Oper
     app.route({
       method: op.method,
       url: `/v1${fastifyPath(op.path)}`,
-      // Fail on auth before the body is read (no 4 MiB upload, 413 or 415 for a caller without a
-      // token). Fastify reads no body for GET, so a read skips the hook.
-      ...(op.method === 'GET' ? {} : { preParsing: refuseUnauthenticatedBody }),
+      // Fastify reads no body for GET, so a read skips the hook.
+      ...(op.method === 'GET' ? {} : { preParsing: refuseBeforeBody(op) }),
       handler: async (request, reply) => {
         const principal = principalOf(request);
         const input = validateInput(op, { path: request.params, query: request.query, body: request.body });

@@ -8,6 +8,7 @@ import { AppError } from '../domain/errors.js';
 import { describeSigninCode, redeemSigninCode } from '../domain/signin-links.js';
 import type { AuthCache } from './auth-cache.js';
 import { crossSitePage, invalidCodePage, signinPage } from './html-pages.js';
+import { PER_ADDRESS } from './rate-limit.js';
 import { crossSiteRequest, isSameOriginRequest } from './same-origin.js';
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from './session-cookie.js';
 
@@ -32,7 +33,7 @@ const BODY_LIMIT = 16 * 1024;
 export async function signinRoutes(app: FastifyInstance, deps: SigninDeps): Promise<void> {
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
 
-  app.get('/signin', async (request, reply) => {
+  app.get('/signin', { config: PER_ADDRESS }, async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     const code = typeof query.code === 'string' ? query.code : undefined;
     const next = typeof query.next === 'string' ? sameOriginPath(query.next) : undefined;
@@ -49,7 +50,7 @@ export async function signinRoutes(app: FastifyInstance, deps: SigninDeps): Prom
     throw crossSiteRequest();
   };
 
-  app.post('/signin', { bodyLimit: BODY_LIMIT, onRequest: refuseCrossSite }, async (request, reply) => {
+  app.post('/signin', { bodyLimit: BODY_LIMIT, config: PER_ADDRESS, onRequest: refuseCrossSite }, async (request, reply) => {
     const body = fields(request);
     const code = typeof body.code === 'string' ? body.code : '';
     try {
@@ -66,7 +67,7 @@ export async function signinRoutes(app: FastifyInstance, deps: SigninDeps): Prom
     return reply.code(303).header('Location', next).header('Cache-Control', 'no-store').send();
   });
 
-  app.post('/signout', { bodyLimit: BODY_LIMIT, onRequest: refuseCrossSite }, async (request, reply) => {
+  app.post('/signout', { bodyLimit: BODY_LIMIT, config: PER_ADDRESS, onRequest: refuseCrossSite }, async (request, reply) => {
     const secret = request.cookies[SESSION_COOKIE];
     if (secret) {
       try {

@@ -3,11 +3,12 @@ import { connect } from '../db/connect.js';
 import { pruneDeliveries } from '../db/slack-deliveries.js';
 import { AppError } from '../domain/errors.js';
 import { envelopeFor } from '../http/envelope.js';
+import { PER_ADDRESS } from '../http/rate-limit.js';
 import { createBoltApp } from './bolt-app.js';
 import { DeliveryRecorder } from './delivery-recorder.js';
 import type { SlackDeps } from './deps.js';
 import { isSslCheck, MalformedSlackBody, parseSlackBody } from './payload.js';
-import { FastifyReceiver, type AckOutcome } from './receiver.js';
+import { FastifyReceiver, notSignedBySlack, refuseUnsignedBeforeBody, type AckOutcome } from './receiver.js';
 import { checkSlackSignature } from './signature.js';
 
 export const SLACK_EVENTS_PATH = '/slack/events';
@@ -118,7 +119,9 @@ async function eventsRoute(scope: FastifyInstance, deps: SlackDeps, botToken: st
   scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_request, body, done) => done(null, body));
   scope.addHook('onClose', async () => receiver.drain());
 
-  scope.post(SLACK_EVENTS_PATH, { bodyLimit: BODY_LIMIT }, async (request, reply) => {
+  // Counted per address before anything else; an unsigned or stale request is refused before its body is read.
+  const onRequest = refuseUnsignedBeforeBody(() => deps.runtime.clock());
+  scope.post(SLACK_EVENTS_PATH, { bodyLimit: BODY_LIMIT, config: PER_ADDRESS, onRequest }, async (request, reply) => {
     const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const contentType = header(request, 'content-type');
     // Slack's probe is unsigned and does nothing but prove we answer.
@@ -132,7 +135,7 @@ async function eventsRoute(scope: FastifyInstance, deps: SlackDeps, botToken: st
     });
     if (problem) {
       request.log.warn({ problem }, 'Slack request refused');
-      throw new AppError('invalid_slack_signature', 401, 'This request is not signed by Slack, or its timestamp is more than 5 minutes off.');
+      throw notSignedBySlack();
     }
     let body: Record<string, unknown>;
     try {

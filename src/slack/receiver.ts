@@ -1,7 +1,10 @@
 import { ErrorCode, type App, type Receiver, type ReceiverEvent } from '@slack/bolt';
+import type { FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import { AppError } from '../domain/errors.js';
 import { briefError } from '../log-error.js';
 import type { SlackBody } from './payload.js';
+import { checkSlackHeaders } from './signature.js';
 
 /** How a delivery was answered on its HTTP request. */
 export type AckOutcome =
@@ -19,6 +22,40 @@ export type AckOutcome =
 function unwrapBolt(err: unknown): unknown {
   const e = err as { code?: unknown; original?: unknown } | null;
   return e?.code === ErrorCode.UnknownError && e.original instanceof Error ? e.original : err;
+}
+
+/** The refusal of a request that is not Slack's (401, nothing done). */
+export function notSignedBySlack(): AppError {
+  return new AppError('invalid_slack_signature', 401, 'This request is not signed by Slack, or its timestamp is more than 5 minutes off.');
+}
+
+// Slack's `ssl_check` probe comes unsigned: a short form, read to be answered.
+const SSL_CHECK_MAX_BYTES = 1024;
+
+function oneHeader(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * The route's onRequest hook: a request without Slack's signature headers, or whose timestamp
+ * is more than 5 minutes off, is refused before its body is read (the signature over the body
+ * is checked after). Only an unsigned short form may go on, as Slack's `ssl_check` does.
+ */
+export function refuseUnsignedBeforeBody(now: () => Date) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const problem = checkSlackHeaders({ signature: oneHeader(request, 'x-slack-signature'), timestamp: oneHeader(request, 'x-slack-request-timestamp'), now: now() });
+    if (problem === undefined) return;
+    if (problem === 'missing_headers' && mayBeSslCheck(request)) return;
+    request.log.warn({ problem }, 'Slack request refused');
+    throw notSignedBySlack();
+  };
+}
+
+function mayBeSslCheck(request: FastifyRequest): boolean {
+  const type = oneHeader(request, 'content-type')?.split(';')[0]?.trim().toLowerCase();
+  const length = Number(oneHeader(request, 'content-length'));
+  return type === 'application/x-www-form-urlencoded' && Number.isInteger(length) && length <= SSL_CHECK_MAX_BYTES;
 }
 
 // Slack waits 3 seconds; leave room for the network.

@@ -24,12 +24,22 @@ export function slackSignature(signingSecret: string, timestamp: string, rawBody
  * same time whatever the signature holds.
  */
 export function checkSlackSignature(req: SignedRequest): SignatureProblem | undefined {
+  const problem = checkSlackHeaders(req);
+  if (problem || !req.signature || !req.timestamp) return problem ?? 'missing_headers';
+  const expected = Buffer.from(slackSignature(req.signingSecret, req.timestamp, req.rawBody));
+  const given = Buffer.from(req.signature);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'bad_signature';
+  return undefined;
+}
+
+/**
+ * What the headers alone say is wrong (no signature, or a timestamp too far off), before the
+ * body is read; `checkSlackSignature` then checks the signature over the body.
+ */
+export function checkSlackHeaders(req: Pick<SignedRequest, 'signature' | 'timestamp' | 'now'>): Exclude<SignatureProblem, 'bad_signature'> | undefined {
   if (!req.signature || !req.timestamp) return 'missing_headers';
   if (!/^\d{1,12}$/.test(req.timestamp)) return 'stale_timestamp';
   const skew = Math.abs(Math.floor(req.now.getTime() / 1000) - Number(req.timestamp));
   if (skew > MAX_SKEW_SECONDS) return 'stale_timestamp';
-  const expected = Buffer.from(slackSignature(req.signingSecret, req.timestamp, req.rawBody));
-  const given = Buffer.from(req.signature);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'bad_signature';
   return undefined;
 }
