@@ -1,8 +1,7 @@
 import type { z } from 'zod';
 import { boardKeyInput, findBoard } from './boards.js';
-import { moveRefusal, type CardMoves } from './card-moves.js';
+import { movesOn, type CardMoves } from './card-moves.js';
 import type { Ctx } from './context.js';
-import { WORKFLOW_STATUSES } from './vocabulary.js';
 
 /**
  * Where the caller may put a card of this board, one entry per state in workflow order:
@@ -14,10 +13,5 @@ import { WORKFLOW_STATUSES } from './vocabulary.js';
  */
 export async function listBoardMoves(ctx: Ctx, input: z.infer<typeof boardKeyInput>): Promise<CardMoves> {
   const board = await findBoard(ctx.db, ctx.principal.orgId, input.id);
-  return {
-    data: WORKFLOW_STATUSES.map((status) => {
-      const refusal = moveRefusal(ctx.principal, board.gated, status);
-      return { workflow_status: status, allowed: refusal === undefined, code: refusal?.code ?? null };
-    }),
-  };
+  return movesOn(ctx.principal, board.gated);
 }

@@ -58,9 +58,14 @@ export type CardMoves = z.infer<typeof cardMovesSchema>;
  */
 export async function listCardMoves(ctx: Ctx, input: z.infer<typeof cardKeyInput>): Promise<CardMoves> {
   const card = await findCard(ctx.db, ctx.principal.orgId, input.id);
+  return movesOn(ctx.principal, card.gated);
+}
+
+/** Every state with `moveRefusal`'s answer for this caller on a board (gated or not). */
+export function movesOn(principal: Principal, gated: boolean): CardMoves {
   return {
     data: WORKFLOW_STATUSES.map((status) => {
-      const refusal = moveRefusal(ctx.principal, card.gated, status);
+      const refusal = moveRefusal(principal, gated, status);
       return { workflow_status: status, allowed: refusal === undefined, code: refusal?.code ?? null };
     }),
   };
