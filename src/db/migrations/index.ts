@@ -13,6 +13,7 @@ import { snippetJson } from './0012-snippet-json.js';
 import { cardJson } from './0013-card-json.js';
 import { cardBoardStatus } from './0014-card-board-status.js';
 import { snippetType } from './0015-snippet-type.js';
+import { slackLinks } from './0017-slack-links.js';
 
 /** Every migration, in order. Later issues append theirs. */
-export const migrations: SqlMigration[] = [platform, snippets, work, slack, jobs, slackPauses, editing, webSessions, snippetSlugPrefix, slackHome, snippetJson, cardJson, cardBoardStatus, snippetType];
+export const migrations: SqlMigration[] = [platform, snippets, work, slack, jobs, slackPauses, editing, webSessions, snippetSlugPrefix, slackHome, snippetJson, cardJson, cardBoardStatus, snippetType, slackLinks];
