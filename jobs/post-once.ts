@@ -122,7 +122,7 @@ async function failed(sweep: SlackSweep, out: Outgoing, err: unknown, how: { may
   const { claim } = out;
   const failure = classifySlackError(err);
   if (failure.kind === 'token' || failure.kind === 'rate_limited') {
-    sweep.halt(failure);
+    await sweep.halt(failure);
     return hold(sweep, claim, how.mayBePosted);
   }
   const error = describeSlackFailure(failure);

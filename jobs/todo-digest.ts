@@ -3,6 +3,7 @@ import type { JobResult } from '../src/domain/jobs.js';
 import { byUrgency, refreshReminder } from '../src/slack/reminder-message.js';
 import { todoDigestView, type DigestTodo } from '../src/slack/views/todos.js';
 import type { JobDeps } from './deps.js';
+import type { DirectMessage } from './direct-messages.js';
 import { postOnce, tally } from './post-once.js';
 import type { SlackSweep } from './sweep.js';
 
@@ -18,6 +19,8 @@ export interface DueTodo {
   tz: string | null;
   card_ref: string | null;
   card_title: string | null;
+  /** The owner's DM channel as kept from an earlier reminder; null until one was opened. */
+  dm_channel: string | null;
 }
 
 /** One member's reminder of the day: who, in which DM, what is due. */
@@ -26,7 +29,7 @@ export interface MemberDigest {
   memberId: string;
   /** The member's local date: the digest's period (one message per member and day). */
   today: string;
-  dm: () => Promise<string>;
+  dm: DirectMessage;
   /** Their todos whose reminder is due now (claimed below). */
   todos: DueTodo[];
 }
@@ -67,13 +70,14 @@ export async function sendDigest(sweep: SlackSweep, digest: MemberDigest, result
     const view = todoDigestView([...todos].sort(byUrgency), digest.today);
     const outcome = await postOnce(sweep, {
       claim: digestClaim,
-      channel: digest.dm,
+      channel: () => digest.dm.channel(),
       message: { text: view.text, blocks: view.blocks },
       marker: { event_type: 'tack_digest', event_payload: { member_id: digest.memberId, date: digest.today } },
       record: (channelId, ts) => markSent(deps.db, [digestClaim, ...todoClaims].map((claim) => ({ claim, channelId, ts })), deps.clock()),
     });
     tally(result, outcome);
     if (outcome === 'sent') return;
+    if (outcome === 'failed') await digest.dm.failed();
     const row = await digestRow(deps, digest);
     if (outcome === 'recovered') {
       // The message found may be an earlier attempt's, without todos claimed since: list them all.

@@ -275,7 +275,7 @@ export interface SlackConnectLinksTable {
 export interface SlackDmChannelsTable {
   slack_user_id: string;
   channel_id: string;
-  opened_at: Generated<Timestamp>;
+  opened_at: Timestamp;
 }
 
 /** Slack's Retry-After for the whole workspace (migration 0017). */
@@ -283,5 +283,5 @@ export interface SlackRateLimitsTable {
   scope: string;
   until: Timestamp;
   reason: string;
-  updated_at: Generated<Timestamp>;
+  updated_at: Timestamp;
 }
