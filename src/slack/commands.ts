@@ -5,12 +5,13 @@ import { cardCommand } from '../../commands/card.js';
 import { milestoneCommand } from '../../commands/milestone.js';
 import { snippetCommand } from '../../commands/snippet.js';
 import { tackCommand } from '../../commands/tack.js';
-import { todoCommand } from '../../commands/todo.js';
+import { todoCommand, todoForm } from '../../commands/todo.js';
 import { howToLinkMessage } from '../domain/slack-links.js';
 import { slackCaller } from './caller.js';
-import type { CommandContext, CommandHandler, SlackReply } from './command-context.js';
+import type { CommandContext, CommandForm, CommandHandler, SlackReply } from './command-context.js';
 import type { SlackDeps } from './deps.js';
 import { errorReply } from './replies.js';
+import { checkFormCaller, openTodoForm } from './todo-modal.js';
 import { messageView, unescapeText } from './views/blocks.js';
 import { WorkQueue } from './work-queue.js';
 
@@ -21,6 +22,11 @@ export const COMMAND_HANDLERS: Readonly<Record<string, CommandHandler>> = {
   '/todo': todoCommand,
   '/card': cardCommand,
   '/snippet': snippetCommand,
+};
+
+/** The commands whose text may ask for a form, opened before anything else (see CommandForm). */
+export const COMMAND_FORMS: Readonly<Record<string, CommandForm>> = {
+  '/todo': todoForm,
 };
 
 /**
@@ -43,9 +49,6 @@ export async function runCommand(deps: SlackDeps, command: SlashCommand, client:
       responseUrl: command.response_url,
       async postAsBot(message) {
         await poster.chat.postMessage({ channel: command.channel_id, text: message.text, ...(message.blocks ? { blocks: message.blocks } : {}) });
-      },
-      async openModal(view) {
-        await client.views.open({ trigger_id: command.trigger_id, view });
       },
     };
     // Slack sends what was typed with &, < and > escaped: the handlers read it as typed.
@@ -96,6 +99,14 @@ export function registerCommands(app: App, deps: SlackDeps, poster: WebClient, q
   app.command(new RegExp(`^/(${names.join('|')})$`), async ({ command, ack, respond, client }) => {
     if (queue.full) return refuseBusy(deps.log, command, ack);
     await ack();
+    const form = COMMAND_FORMS[command.command]?.(unescapeText(command.text ?? ''), command.response_url);
+    if (form) {
+      // Opened now, not after the queue: the trigger_id lives 3 seconds.
+      const log = deps.log.child({ slack_command: command.command, slack_user: command.user_id });
+      const at = await openTodoForm(client, command.trigger_id, form, respond, log);
+      if (at) await queue.run(() => checkFormCaller(deps, client, command.user_id, at, log).catch((err: unknown) => log.warn({ err: (err as Error).message }, 'could not look up who opened the form')));
+      return;
+    }
     await queue.run(async () => {
       const reply = await runCommand(deps, command, client, poster);
       if (reply) await respond(reply);
