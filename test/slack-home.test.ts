@@ -150,7 +150,7 @@ describe('the create_todo shortcut and its modal', () => {
       viewSubmissionBody({ user_id: 'U0NOTLINKED', callback_id: 'create_todo', private_metadata: '{}', values: { title: { title: { type: 'plain_text_input', value: 'Nobody' } } } }),
     );
     expect(res.body.response_action).toBe('errors');
-    expect(res.body.errors.title).toBe('Your Slack account (U0NOTLINKED) is not linked to a tack member, so nothing was saved. Ask a tack owner or admin to link it.');
+    expect(res.body.errors.title).toBe('Your Slack account (U0NOTLINKED) is not linked to a tack member, so nothing was saved. Run /tack connect to link it.');
   });
 
   it('/todo add with no text opens the same modal, and its submission answers the command', async () => {

@@ -220,6 +220,7 @@ export function registerActions(app: App, deps: SlackDeps): void {
     const log = deps.log.child({ slack_action: CARD_MOVE_ACTION, slack_user: body.user.id });
     await deliver(body, await runCardMove(deps, body, action, client, log), respond, client);
   });
-  // The sign-in link's button opens its URL in the browser; Slack still sends the click.
+  // The sign-in and connect links' buttons open their URL in the browser; Slack still sends the click.
   app.action({ type: 'block_actions', action_id: 'signin_open' }, async ({ ack }) => ack());
+  app.action({ type: 'block_actions', action_id: 'slack_connect_open' }, async ({ ack }) => ack());
 }

@@ -4,11 +4,12 @@ import type { Logger } from 'pino';
 import { cardCommand } from '../../commands/card.js';
 import { milestoneCommand } from '../../commands/milestone.js';
 import { snippetCommand } from '../../commands/snippet.js';
-import { tackCommand } from '../../commands/tack.js';
+import { isTackConnect, tackCommand } from '../../commands/tack.js';
 import { todoCommand, todoForm } from '../../commands/todo.js';
 import { howToLinkMessage } from '../domain/slack-links.js';
 import { slackCaller } from './caller.js';
 import type { CommandContext, CommandForm, CommandHandler, SlackReply } from './command-context.js';
+import { connectReply } from './connect.js';
 import type { SlackDeps } from './deps.js';
 import { errorReply } from './replies.js';
 import { checkFormCaller, openTodoForm } from './todo-modal.js';
@@ -38,6 +39,10 @@ export async function runCommand(deps: SlackDeps, command: SlashCommand, client:
   try {
     const handler = COMMAND_HANDLERS[command.command];
     if (!handler) return messageView(`tack does not know ${command.command}.`);
+    // Slack sends what was typed with &, < and > escaped: the handlers read it as typed.
+    const text = unescapeText(command.text ?? '');
+    // How one links: answered without a member, and without linking by e-mail first.
+    if (command.command === '/tack' && isTackConnect(text)) return await connectReply(deps, command.user_id, command.user_name, log);
     const caller = await slackCaller(deps, client, command.user_id, log);
     if (!caller) return messageView(howToLinkMessage(command.user_id));
     const ctx: CommandContext = {
@@ -51,8 +56,7 @@ export async function runCommand(deps: SlackDeps, command: SlashCommand, client:
         await poster.chat.postMessage({ channel: command.channel_id, text: message.text, ...(message.blocks ? { blocks: message.blocks } : {}) });
       },
     };
-    // Slack sends what was typed with &, < and > escaped: the handlers read it as typed.
-    return await handler(unescapeText(command.text ?? ''), ctx);
+    return await handler(text, ctx);
   } catch (err) {
     return errorReply(err, log);
   }

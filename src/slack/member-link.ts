@@ -50,16 +50,18 @@ export function profileLookup(client: WebClient, slackUserId: string, log: Logge
 }
 
 /**
- * The tack member behind a Slack user: by `slack_user_id`, else (first use) by the e-mail of
- * their Slack profile, which needs the `users:read.email` scope. Undefined: not linked.
+ * The tack member behind a Slack user: by `slack_user_id`, else (first use) by the confirmed
+ * e-mail of their Slack profile (members and viewers only: see `linkSlackMemberByEmail`),
+ * which needs the `users:read.email` scope. Undefined: not linked.
  * Linking is a member write like any other: its own transaction, and every process's cache
  * of principals dropped on its commit.
  */
 export async function resolveSlackMember(rt: Runtime, orgSlug: string, slackUserId: string, profile: ProfileLookup): Promise<SlackMember | undefined> {
   const linked = await findSlackMember(rt.db, orgSlug, slackUserId);
   if (linked) return linked;
-  const email = (await profile())?.email;
-  if (!email) return undefined;
+  const found = await profile();
+  if (!found?.email) return undefined;
+  const email = { address: found.email, confirmed: found.emailConfirmed };
   try {
     return await writeTransaction(rt, async (trx, scope) => {
       const member = await linkSlackMemberByEmail(trx, orgSlug, slackUserId, email, rt.clock());
