@@ -197,13 +197,16 @@ export async function confirmSlackConnect(trx: Kysely<Database>, code: string, p
   };
 }
 
-function linkedElsewhere(other: NamedMember | undefined): AppError {
-  return new AppError(
-    'slack_user_linked',
-    409,
+/** Why a Slack user linked to another member is not linked again (the page and the error say it alike). */
+export function linkedElsewhereMessage(other: NamedMember | undefined): string {
+  return (
     `This Slack account is already linked to ${other ? `another tack member (${other.name})` : 'another tack member'}. ` +
-      'That link is removed first (an owner or admin sets that member’s slack_user_id to null), then run /tack connect again.',
+    'That link is removed first (an owner or admin sets that member’s slack_user_id to null), then run /tack connect again.'
   );
+}
+
+function linkedElsewhere(other: NamedMember | undefined): AppError {
+  return new AppError('slack_user_linked', 409, linkedElsewhereMessage(other));
 }
 
 /** Forgets connect links a day past their end (used or not): nothing reads them after. */

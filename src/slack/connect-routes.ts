@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { Principal } from '../domain/context.js';
 import { AppError } from '../domain/errors.js';
-import { confirmSlackConnect, previewSlackConnect } from '../domain/slack-connect.js';
+import { confirmSlackConnect, linkedElsewhereMessage, previewSlackConnect } from '../domain/slack-connect.js';
 import type { AuthCache } from '../http/auth-cache.js';
 import { crossSiteRequest, isSameOriginRequest } from '../http/same-origin.js';
 import { SESSION_COOKIE } from '../http/session-cookie.js';
@@ -88,7 +88,7 @@ export async function slackConnectRoutes(app: FastifyInstance, deps: SlackConnec
     if (!principal) return sendHtml(reply, 200, connectSignInFirstPage());
     try {
       const preview = await previewSlackConnect(runtime.db, code, principal, runtime.clock());
-      if (preview.linkedElsewhere) return sendHtml(reply, 409, linkedElsewherePage(`Slack user ${preview.slackUserId} already acts as ${preview.linkedElsewhere.name}. That link is removed first (an owner or admin sets that member’s slack_user_id to null), then run /tack connect again.`));
+      if (preview.linkedElsewhere) return sendHtml(reply, 409, linkedElsewherePage(linkedElsewhereMessage(preview.linkedElsewhere)));
       return sendHtml(reply, 200, confirmConnectPage(preview, code));
     } catch (err) {
       if (err instanceof AppError && err.status < 500) return refuse(request, reply, err, pageFor(err));

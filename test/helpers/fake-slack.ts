@@ -11,7 +11,10 @@ import { parse as parseQuery } from 'node:querystring';
  * chat.update changes them and conversations.history returns them newest first (metadata
  * only with `include_all_metadata`, and only those after `oldest` when given), as Slack does. conversations.open gives each user a
  * DM channel of their own (`D` + the user id without its `U`). chat.getPermalink answers
- * Slack's archive link of the message; views.open and views.publish echo the view.
+ * Slack's archive link of the message; views.open, views.update and views.publish echo the
+ * view (with an id and a hash). A trigger_id from `trigger()` lives 3 seconds, as Slack's
+ * does: views.open with an older one answers `expired_trigger_id`. Each call keeps the
+ * answer it got (`response`).
  */
 
 export interface RecordedCall {
