@@ -5,17 +5,19 @@ export const TACK_USAGE = [
   '*Usage*',
   '`/tack help`: every command with an example',
   '`/tack login`: a one-time sign-in link to the web app',
+  '`/tack connect`: link this Slack account to your tack member (a one-time link you confirm in the web app)',
   '`/tack reminder-hour [0-23|default]`: the local hour of your due-todo reminders',
 ].join('\n');
 
-export type TackCommand = { kind: 'help' } | { kind: 'login' } | { kind: 'reminder-hour'; hour?: number | null };
+export type TackCommand = { kind: 'help' } | { kind: 'login' } | { kind: 'connect' } | { kind: 'reminder-hour'; hour?: number | null };
 
-/** `/tack [help]`, `/tack login`, `/tack reminder-hour [hour|default]`. */
+/** `/tack [help]`, `/tack login`, `/tack connect`, `/tack reminder-hour [hour|default]`. */
 export function parseTackCommand(text: string): TackCommand {
   const [verb, arg, ...rest] = text.trim().split(/\s+/).filter(Boolean);
   const action = verb?.toLowerCase();
   if (action === undefined || action === 'help') return { kind: 'help' };
   if (action === 'login' && arg === undefined) return { kind: 'login' };
+  if (action === 'connect' && arg === undefined) return { kind: 'connect' };
   if (action === 'reminder-hour' && rest.length === 0) {
     if (arg === undefined) return { kind: 'reminder-hour' };
     if (arg.toLowerCase() === 'default') return { kind: 'reminder-hour', hour: null };
@@ -23,7 +25,16 @@ export function parseTackCommand(text: string): TackCommand {
     if (/^\d{1,2}$/.test(arg)) return { kind: 'reminder-hour', hour: Number(arg) };
     throw new UsageError(TACK_USAGE, `"${arg}" is not an hour: give 0 to 23, or default.`);
   }
-  throw new UsageError(TACK_USAGE, action === 'login' || action === 'reminder-hour' ? undefined : `Unknown action "${verb}".`);
+  throw new UsageError(TACK_USAGE, action === 'login' || action === 'connect' || action === 'reminder-hour' ? undefined : `Unknown action "${verb}".`);
+}
+
+/** `/tack connect`: answered before the Slack user is looked up, since it is how one links (see runCommand). */
+export function isTackConnect(text: string): boolean {
+  try {
+    return parseTackCommand(text).kind === 'connect';
+  } catch {
+    return false;
+  }
 }
 
 export const tackCommand: CommandHandler = async (text, ctx) => {
@@ -33,6 +44,9 @@ export const tackCommand: CommandHandler = async (text, ctx) => {
       return helpView();
     case 'login':
       return signinLinkView(await ctx.call('createSigninLink', { id: ctx.member.id }));
+    case 'connect':
+      // Answered before the member is looked up (runCommand), linked or not.
+      return null;
     case 'reminder-hour': {
       if (cmd.hour === undefined) {
         const me = await ctx.call('getMe', {});

@@ -1,6 +1,6 @@
 import { dueDate } from '../src/domain/todo-due.js';
 import { PRIORITIES, type Priority } from '../src/domain/vocabulary.js';
-import { UsageError, type CommandHandler } from '../src/slack/command-context.js';
+import { UsageError, type CommandForm, type CommandHandler } from '../src/slack/command-context.js';
 import { openTodosThisWeek } from '../src/slack/todo-list.js';
 import { todoModalView } from '../src/slack/views/todo-modal.js';
 import { todoCreatedView, todoDoneView, todoListView } from '../src/slack/views/todos.js';
@@ -69,6 +69,16 @@ export function parseTodoCommand(text: string): TodoCommand {
   throw new UsageError(TODO_USAGE, `Unknown action "${verb}".`);
 }
 
+/** `/todo add` alone: the todo form, opened at once (see CommandForm). */
+export const todoForm: CommandForm = (text, responseUrl) => {
+  try {
+    return parseTodoCommand(text).kind === 'form' ? todoModalView({ response_url: responseUrl }) : undefined;
+  } catch {
+    // Not a form; the handler answers with the usage.
+    return undefined;
+  }
+};
+
 export const todoCommand: CommandHandler = async (text, ctx) => {
   const cmd = parseTodoCommand(text);
   switch (cmd.kind) {
@@ -84,7 +94,7 @@ export const todoCommand: CommandHandler = async (text, ctx) => {
       return todoCreatedView(todo);
     }
     case 'form':
-      await ctx.openModal(todoModalView({ response_url: ctx.responseUrl }));
+      // Opened before the command was queued (`todoForm`); nothing is left to answer.
       return null;
     case 'done': {
       const todo = await ctx.call('completeTodo', { id: cmd.id });

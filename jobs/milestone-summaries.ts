@@ -32,7 +32,7 @@ export async function postMilestoneSummaries(deps: JobDeps, scope: JobScope = {}
     .orderBy('s.id')
     .execute();
   const runtime = { db: deps.db, clock: deps.clock };
-  const sweep = deps.slack ? new SlackSweep(deps, deps.slack, 'milestone-summaries') : undefined;
+  const sweep = deps.slack ? await SlackSweep.start(deps, deps.slack, 'milestone-summaries') : undefined;
   for (const sub of subscriptions) {
     if (deps.stopping?.()) break;
     if (sweep?.halted) break;

@@ -1,7 +1,7 @@
 import type { types } from '@slack/bolt';
 import { markNotSent, markSent, type Claim } from '../src/db/slack-posts.js';
 import type { JobResult } from '../src/domain/jobs.js';
-import { classifySlackError, describeSlackFailure, type SlackFailure } from '../src/slack/slack-errors.js';
+import { classifySlackError, describeSlackFailure, textAloneIfRefused, type SlackFailure } from '../src/slack/slack-errors.js';
 import type { Marker, SlackSweep } from './sweep.js';
 
 /**
@@ -18,6 +18,7 @@ import type { Marker, SlackSweep } from './sweep.js';
  */
 
 export type { Marker } from './sweep.js';
+export { textAloneIfRefused } from '../src/slack/slack-errors.js';
 
 export interface Outgoing {
   claim: Claim;
@@ -103,23 +104,6 @@ export async function postOnce(sweep: SlackSweep, out: Outgoing): Promise<PostOu
   return 'sent';
 }
 
-/**
- * Sends a message; when Slack refuses its blocks as built (`content`: too long or invalid),
- * sends its text alone at once. Such a refusal is certain, so the first send did nothing and
- * this is still one message: the reader gets the text without buttons rather than nothing,
- * where retrying the same blocks later would be refused every time.
- */
-export async function textAloneIfRefused<T>(message: Outgoing['message'], send: (message: Outgoing['message']) => Promise<T>, onRefused: (failure: SlackFailure) => void): Promise<T> {
-  try {
-    return await send(message);
-  } catch (err) {
-    const failure = classifySlackError(err);
-    if (failure.kind !== 'content' || !message.blocks) throw err;
-    onRefused(failure);
-    return send({ text: message.text });
-  }
-}
-
 /** Hands a claim back untried: due again when the sweep's halt says, with its attempt returned. */
 async function hold(sweep: SlackSweep, claim: Claim, mayBePosted: boolean): Promise<PostOutcome> {
   const halt = sweep.halted!;
@@ -138,7 +122,7 @@ async function failed(sweep: SlackSweep, out: Outgoing, err: unknown, how: { may
   const { claim } = out;
   const failure = classifySlackError(err);
   if (failure.kind === 'token' || failure.kind === 'rate_limited') {
-    sweep.halt(failure);
+    await sweep.halt(failure);
     return hold(sweep, claim, how.mayBePosted);
   }
   const error = describeSlackFailure(failure);

@@ -1,6 +1,7 @@
 import { pauseSubscription as markPaused } from '../src/domain/slack-subscriptions.js';
 import type { SlackFailure } from '../src/slack/slack-errors.js';
 import { subscriptionPausedView } from '../src/slack/views/milestones.js';
+import { directMessage } from './direct-messages.js';
 import type { SlackSweep } from './sweep.js';
 
 export interface PausedSubscription {
@@ -27,11 +28,13 @@ export async function pauseSubscription(sweep: SlackSweep, sub: PausedSubscripti
     return;
   }
   try {
-    const dm = await slack.conversations.open({ users: sub.subscriberSlackId });
-    const channel = dm.channel?.id;
-    if (!channel) throw new Error('conversations.open returned no channel');
+    const dm = directMessage(deps, slack, sub.subscriberSlackId);
+    const channel = await dm.channel();
     const view = subscriptionPausedView(sub.milestoneRef, sub.channelId, failure.error);
-    await slack.chat.postMessage({ channel, text: view.text, blocks: view.blocks });
+    await slack.chat.postMessage({ channel, text: view.text, blocks: view.blocks }).catch(async (err: unknown) => {
+      await dm.failed();
+      throw err;
+    });
   } catch (err) {
     log.warn({ err: (err as Error).message }, 'could not tell the subscriber of the pause');
   }

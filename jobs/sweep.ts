@@ -1,4 +1,5 @@
 import type { WebClient } from '@slack/web-api';
+import { recordSlackLimit, slackLimitedUntil } from '../src/db/slack-rate-limits.js';
 import type { JobName } from '../src/domain/jobs.js';
 import { describeSlackFailure, type SlackFailure } from '../src/slack/slack-errors.js';
 import type { JobDeps } from './deps.js';
@@ -42,23 +43,43 @@ export class SlackSweep {
   private stopped: Halt | undefined;
   private readonly read = new Map<string, { since: number; messages: Promise<MarkedMessage[]> }>();
 
-  constructor(
+  private constructor(
     readonly deps: JobDeps,
     readonly slack: WebClient,
     private readonly job: JobName,
   ) {}
+
+  /**
+   * A sweep, halted from the start while Slack's last Retry-After for the workspace (any
+   * worker's, any job's) has not passed: it claims and posts nothing until then.
+   */
+  static async start(deps: JobDeps, slack: WebClient, job: JobName): Promise<SlackSweep> {
+    const sweep = new SlackSweep(deps, slack, job);
+    const now = deps.clock();
+    const limit = await slackLimitedUntil(deps.db, now);
+    if (limit) {
+      const retryAfterSec = Math.ceil((limit.until.getTime() - now.getTime()) / 1000);
+      sweep.stopped = { failure: { kind: 'rate_limited', error: 'ratelimited', retryAfterSec }, retryAt: limit.until };
+      deps.log.child({ job }).info({ retry_at: limit.until.toISOString(), reason: limit.reason }, 'Slack asked the workspace to wait; this sweep sends nothing before then');
+    }
+    return sweep;
+  }
 
   /** Set once Slack refused the token or asked to wait: nothing more is posted in this sweep. */
   get halted(): Halt | undefined {
     return this.stopped;
   }
 
-  /** Stops the sweep (the first reason wins) and says why, once. */
-  halt(failure: SlackFailure): void {
+  /**
+   * Stops the sweep (the first reason wins) and says why, once. A rate limit is kept for the
+   * whole workspace, so every other sweep waits it out too.
+   */
+  async halt(failure: SlackFailure): Promise<void> {
     if (this.stopped) return;
     const now = this.deps.clock();
     const retryAt = failure.kind === 'rate_limited' ? new Date(now.getTime() + failure.retryAfterSec * 1000) : now;
     this.stopped = { failure, retryAt };
+    if (failure.kind === 'rate_limited') await recordSlackLimit(this.deps.db, retryAt, `${this.job}: ${failure.error}`, now);
     const log = this.deps.log.child({ job: this.job, slack_error: failure.error });
     if (failure.kind === 'token') {
       log.error(

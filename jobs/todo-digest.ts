@@ -1,11 +1,10 @@
-import type { WebClient } from '@slack/web-api';
-import { sql } from 'kysely';
 import { claimPosts, markGivenUp, markNotSent, markSent, type Claim } from '../src/db/slack-posts.js';
 import type { JobResult } from '../src/domain/jobs.js';
-import { describeSlackFailure } from '../src/slack/slack-errors.js';
+import { byUrgency, refreshReminder } from '../src/slack/reminder-message.js';
 import { todoDigestView, type DigestTodo } from '../src/slack/views/todos.js';
 import type { JobDeps } from './deps.js';
-import { postOnce, tally, textAloneIfRefused } from './post-once.js';
+import type { DirectMessage } from './direct-messages.js';
+import { postOnce, tally } from './post-once.js';
 import type { SlackSweep } from './sweep.js';
 
 /** A todo whose reminder is due, with its owner and card. */
@@ -20,6 +19,8 @@ export interface DueTodo {
   tz: string | null;
   card_ref: string | null;
   card_title: string | null;
+  /** The owner's DM channel as kept from an earlier reminder; null until one was opened. */
+  dm_channel: string | null;
 }
 
 /** One member's reminder of the day: who, in which DM, what is due. */
@@ -28,16 +29,9 @@ export interface MemberDigest {
   memberId: string;
   /** The member's local date: the digest's period (one message per member and day). */
   today: string;
-  dm: () => Promise<string>;
+  dm: DirectMessage;
   /** Their todos whose reminder is due now (claimed below). */
   todos: DueTodo[];
-}
-
-const PRIORITY_RANK: Record<string, number> = { urgent: 0, high: 1, medium: 2, low: 3 };
-
-/** Urgent first, then the oldest due date, then by title: what a list of 20 shows first. */
-function byUrgency(a: DigestTodo, b: DigestTodo): number {
-  return (PRIORITY_RANK[a.priority] ?? 9) - (PRIORITY_RANK[b.priority] ?? 9) || (a.due_on ?? '').localeCompare(b.due_on ?? '') || a.title.localeCompare(b.title) || a.id.localeCompare(b.id);
 }
 
 function asDigestTodo(t: DueTodo): DigestTodo {
@@ -50,22 +44,6 @@ function asDigestTodo(t: DueTodo): DigestTodo {
     ...(t.source_url ? { source_url: t.source_url } : {}),
     card: t.card_ref ? { ref: t.card_ref, title: t.card_title ?? '' } : null,
   };
-}
-
-/**
- * The todos a sent digest lists (their reminder rows point at its message), in their state
- * now: done, snoozed (their due date moved on), or open.
- */
-async function listedIn(deps: JobDeps, channel: string, ts: string): Promise<DigestTodo[]> {
-  const { rows } = await sql<DueTodo & { done: boolean; period: string }>`
-    select t.id, t.title, t.priority, t.due_on::text as due_on, t.source_url, t.done, p.period,
-           b.ref_prefix || '-' || c.number as card_ref, c.title as card_title
-    from slack_posts p
-    join todos t on t.id = p.subject_id
-    left join cards c on c.id = t.card_id
-    left join boards b on b.id = c.board_id
-    where p.kind = 'todo_reminder' and p.state = 'sent' and p.channel_id = ${channel} and p.message_ts = ${ts}`.execute(deps.db);
-  return rows.map((r) => ({ ...asDigestTodo(r), due_on: r.due_on, done: r.done, snoozed: !r.done && r.due_on !== r.period }));
 }
 
 /**
@@ -92,17 +70,18 @@ export async function sendDigest(sweep: SlackSweep, digest: MemberDigest, result
     const view = todoDigestView([...todos].sort(byUrgency), digest.today);
     const outcome = await postOnce(sweep, {
       claim: digestClaim,
-      channel: digest.dm,
+      channel: () => digest.dm.channel(),
       message: { text: view.text, blocks: view.blocks },
       marker: { event_type: 'tack_digest', event_payload: { member_id: digest.memberId, date: digest.today } },
       record: (channelId, ts) => markSent(deps.db, [digestClaim, ...todoClaims].map((claim) => ({ claim, channelId, ts })), deps.clock()),
     });
     tally(result, outcome);
     if (outcome === 'sent') return;
+    if (outcome === 'failed') await digest.dm.failed();
     const row = await digestRow(deps, digest);
     if (outcome === 'recovered') {
       // The message found may be an earlier attempt's, without todos claimed since: list them all.
-      if (row?.channel_id && row.message_ts) await updateDigest(sweep, digest, row.channel_id, row.message_ts).catch(() => {});
+      if (row?.channel_id && row.message_ts) await updateDigest(sweep, row.channel_id, row.message_ts).catch(() => {});
     } else {
       await handBack(deps, todoClaims, row);
     }
@@ -115,7 +94,7 @@ export async function sendDigest(sweep: SlackSweep, digest: MemberDigest, result
   }
   try {
     await markSent(deps.db, todoClaims.map((claim) => ({ claim, channelId: row.channel_id!, ts: row.message_ts! })), deps.clock());
-    await updateDigest(sweep, digest, row.channel_id, row.message_ts);
+    await updateDigest(sweep, row.channel_id, row.message_ts);
     result.sent++;
   } catch (err) {
     // Recorded but not shown yet: the message is updated with them at the next change that day.
@@ -135,12 +114,8 @@ function digestRow(deps: JobDeps, digest: MemberDigest) {
 }
 
 /** The digest message again, listing every todo recorded in it, each in its state now. */
-async function updateDigest(sweep: SlackSweep, digest: MemberDigest, channel: string, ts: string): Promise<void> {
-  const todos = await listedIn(sweep.deps, channel, ts);
-  const view = todoDigestView(todos.sort(byUrgency), digest.today);
-  await textAloneIfRefused(view, (message) => (sweep.slack as WebClient).chat.update({ channel, ts, ...message }), (failure) =>
-    sweep.deps.log.warn({ job: 'todo-reminders', member: digest.memberId, err: describeSlackFailure(failure) }, "Slack refused the reminder's blocks; updating its text alone"),
-  );
+async function updateDigest(sweep: SlackSweep, channel: string, ts: string): Promise<void> {
+  await refreshReminder(sweep.deps.db, sweep.slack, { channel, ts }, sweep.deps.log.child({ job: 'todo-reminders' }));
 }
 
 /**

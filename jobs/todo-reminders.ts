@@ -1,9 +1,9 @@
-import type { WebClient } from '@slack/web-api';
 import { sql, type Expression, type SqlBool } from 'kysely';
 import { pruneSlackPosts } from '../src/db/slack-posts.js';
 import type { JobResult, JobScope } from '../src/domain/jobs.js';
 import { localToday } from '../src/domain/todo-due.js';
 import { eachLimited, emptyResult, slackOrgId, type JobDeps } from './deps.js';
+import { directMessage } from './direct-messages.js';
 import { reminderDueDates } from './local-time.js';
 import { sendDigest, type DueTodo } from './todo-digest.js';
 import { SlackSweep } from './sweep.js';
@@ -44,7 +44,8 @@ async function dueDatesByZone(deps: JobDeps, orgId: string, now: Date): Promise<
  * nor held by another worker's live lease.
  *
  * ```sql
- * select t.*, m.slack_user_id, m.tz, card ref and title from todos t join members m on m.id = t.member_id
+ * select t.*, m.slack_user_id, m.tz, card ref and title, d.channel_id from todos t join members m on m.id = t.member_id
+ * left join slack_dm_channels d on d.slack_user_id = m.slack_user_id
  * left join slack_posts p on p.kind = 'todo_reminder' and p.subject_id = t.id and p.period = t.due_on::text
  * where m.org_id = $1 and not t.done and ((m.tz = $zone and m.reminder_hour = $hour and t.due_on between $from and $through) or …)
  *   and (p.subject_id is null or (p.state in ('sending','retry') and (p.lease_until is null or p.lease_until <= $now)))
@@ -55,9 +56,10 @@ async function dueTodos(deps: JobDeps, orgId: string, now: Date): Promise<DueTod
   if (zones.length === 0) return [];
   const { rows } = await sql<DueTodo>`
     select t.id, t.title, t.priority, t.due_on::text as due_on, t.source_url, m.id as member_id, m.slack_user_id, m.tz,
-           b.ref_prefix || '-' || c.number as card_ref, c.title as card_title
+           b.ref_prefix || '-' || c.number as card_ref, c.title as card_title, d.channel_id as dm_channel
     from todos t
     join members m on m.id = t.member_id
+    left join slack_dm_channels d on d.slack_user_id = m.slack_user_id
     left join slack_posts p on p.kind = 'todo_reminder' and p.subject_id = t.id and p.period = t.due_on::text
     left join cards c on c.id = t.card_id
     left join boards b on b.id = c.board_id
@@ -83,23 +85,22 @@ export async function sendTodoReminders(deps: JobDeps, scope: JobScope = {}): Pr
     result.skipped += linked.length;
     return result;
   }
-  const sweep = new SlackSweep(deps, slack, 'todo-reminders');
+  const sweep = await SlackSweep.start(deps, slack, 'todo-reminders');
   const byMember = new Map<string, DueTodo[]>();
   for (const t of linked) byMember.set(t.member_id, [...(byMember.get(t.member_id) ?? []), t]);
   // A refused token or a rate limit stops the sweep: what is not claimed yet stays due.
   await eachLimited([...byMember.values()], MEMBERS_IN_FLIGHT, async (todos) => {
-    if (sweep.halted) return;
-    const { member_id, slack_user_id, tz } = todos[0]!;
-    await sendDigest(sweep, { orgId, memberId: member_id, today: localToday(now, tz), dm: () => openDirectMessage(slack, slack_user_id!), todos }, result);
+    // Held for the next sweep (a refused token, Slack's Retry-After): due, not sent.
+    if (sweep.halted) {
+      result.skipped++;
+      return;
+    }
+    const { member_id, slack_user_id, tz, dm_channel } = todos[0]!;
+    // The member's DM as kept from an earlier day: no conversations.open (Tier 3) per member and day.
+    const dm = directMessage(deps, slack, slack_user_id!, dm_channel);
+    await sendDigest(sweep, { orgId, memberId: member_id, today: localToday(now, tz), dm, todos }, result);
   }, deps.stopping);
   if (!scope.orgId) await pruneSlackPosts(deps.db, now);
   if (result.sent + result.failed > 0) deps.log.info({ job: 'todo-reminders', ...result }, 'todo reminders sent');
   return result;
-}
-
-async function openDirectMessage(slack: WebClient, user: string): Promise<string> {
-  const res = await slack.conversations.open({ users: user });
-  const id = res.channel?.id;
-  if (!id) throw new Error('conversations.open returned no channel');
-  return id;
 }

@@ -68,7 +68,10 @@ export interface Config {
   dataDir: string;
   redisUrl: string | undefined;
   publicBaseUrl: string;
-  /** True when PUBLIC_BASE_URL was not given: the server then names the port it really got (PORT=0). */
+  /**
+   * True when neither PUBLIC_BASE_URL nor APP_URL was given (the default is then `${APP_URL}/p`
+   * of the local address): the server then names the port it really got (PORT=0).
+   */
   publicBaseUrlIsDefault: boolean;
   /** Where people open the web app (sign-in links, tack's own origin); no trailing slash. */
   appUrl: string;
@@ -127,8 +130,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const tls = e.TLS_CERT_FILE && e.TLS_KEY_FILE ? { certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE } : undefined;
   const scheme = tls ? 'https' : 'http';
-  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `${scheme}://${hostForUrl(e.HOST)}:${e.PORT}/p`).replace(/\/+$/, '');
   const appUrl = (e.APP_URL ?? `${scheme}://${hostForUrl(e.HOST)}:${e.PORT}`).replace(/\/+$/, '');
+  // Public links are opened where people open the app: behind a proxy, APP_URL names it.
+  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `${appUrl}/p`).replace(/\/+$/, '');
   return {
     port: e.PORT,
     host: e.HOST,
@@ -136,7 +140,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: e.DATA_DIR,
     redisUrl: e.REDIS_URL,
     publicBaseUrl,
-    publicBaseUrlIsDefault: e.PUBLIC_BASE_URL === undefined,
+    publicBaseUrlIsDefault: e.PUBLIC_BASE_URL === undefined && e.APP_URL === undefined,
     appUrl,
     appUrlIsDefault: e.APP_URL === undefined,
     bootstrapToken: e.TACK_BOOTSTRAP_TOKEN,

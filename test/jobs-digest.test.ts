@@ -143,4 +143,26 @@ describe('the daily reminder', () => {
     await sweep();
     expect(remindersPerTodo(fake.calls).get(todo.id)).toBe(1);
   });
+
+  it('a todo re-dated into a day it was already reminded on is listed once (not "3 todos" for 2)', async () => {
+    at('2026-09-06T08:00:00Z');
+    // Due yesterday and never reminded: caught up in today's message, with today's own todo.
+    const late = await addTodo(t, uma, { title: 'Left over', due_on: '2026-09-05' });
+    const today = await addTodo(t, uma, { title: 'Due today', due_on: '2026-09-06' });
+    at('2026-09-06T09:00:00Z');
+    expect(await sweep()).toMatchObject({ sent: 1, failed: 0 });
+    const posted = remindersIn(fake.calls).at(-1)!;
+    expect(todosListedIn(posted.body.blocks).sort()).toEqual([late.id, today.id].sort());
+    // Re-dated to today: a reminder of its own for the new date, which joins today's message.
+    at('2026-09-06T10:00:00Z');
+    expect((await t.api('PATCH', `/v1/todos/${late.id}`, { token: uma.token, body: { due_on: '2026-09-06' } })).status).toBe(200);
+    expect(await sweep()).toMatchObject({ sent: 1, failed: 0 });
+    const update = fake.callsTo('chat.update').at(-1)!;
+    expect(update.body.ts).toBe(posted.body.ts ?? fake.messages(dm).at(-1)!.ts);
+    expect(update.body.text).toBe('Reminder: 2 todos due today: "Due today", "Left over"');
+    expect(update.body.blocks[0].block_id).toBe('tack_reminder:2');
+    expect(todosListedIn(update.body.blocks).sort()).toEqual([late.id, today.id].sort());
+    expect(JSON.stringify(update.body.blocks)).not.toContain('snoozed');
+    for (const x of [late, today]) await t.api('POST', `/v1/todos/${x.id}/done`, { token: uma.token });
+  });
 });

@@ -75,4 +75,32 @@ describe('the Done button of a reminder', () => {
     await eventually(async () => (await sendTodoReminders(jobDeps(t, () => now))).sent === 0, 2_000, 'an idle sweep');
     expect(remindersIn(fake.calls)).toHaveLength(1);
   });
+
+  it('two quick Done clicks on one reminder: both todos show done, whichever update lands last', async () => {
+    now = new Date('2026-03-13T08:00:00Z');
+    const a = await addTodo(t, uma, { title: 'First quick one', due_on: '2026-03-13' });
+    const b = await addTodo(t, uma, { title: 'Second quick one', due_on: '2026-03-13' });
+    now = new Date('2026-03-13T09:00:00Z');
+    fake.clear();
+    expect(await sendTodoReminders(jobDeps(t, () => now))).toMatchObject({ sent: 1 });
+    const dm = dmChannelOf('U0UMA');
+    const reminder = fake.messages(dm).at(-1)!;
+    fake.handle('response', (call) => fake.answerAsSlack(call));
+    // Both clicks carry the message as it was posted: Slack sends each click its own snapshot.
+    const snapshot = { ts: reminder.ts, text: reminder.text, blocks: reminder.blocks };
+    const slack = slackClient(t.url, 'jobs-secret');
+    const click = (todoId: string) =>
+      slack.click({ action_id: 'todo_done', value: todoId, response_url: fake.responseUrl(), user_id: 'U0UMA', channel_id: dm, message: snapshot }, { timestamp: Math.floor(now.getTime() / 1000) });
+    const results = await Promise.all([click(a.id), click(b.id)]);
+    expect(results.map((r) => r.status)).toEqual([200, 200]);
+    // Each click updates the message, then refreshes the Home tab: both have answered when both have published.
+    await eventually(() => fake.callsTo('views.publish').length >= 2 && fake.callsTo('chat.update').length >= 2, 10_000, 'both clicks answered');
+    const shown = fake.messages(dm).find((m) => m.ts === reminder.ts)!;
+    const json = JSON.stringify(shown.blocks);
+    expect(json).toContain('~First quick one~ done');
+    expect(json).toContain('~Second quick one~ done');
+    expect(json).not.toContain('"action_id":"todo_done"');
+    const open = await t.api('GET', '/v1/todos?done=false', { token: uma.token });
+    expect(open.body.data.filter((x: { id: string }) => x.id === a.id || x.id === b.id)).toEqual([]);
+  });
 });

@@ -98,7 +98,14 @@ describe('the create_todo shortcut and its modal', () => {
     expect(title.startsWith('Fix @U0BOB the <login> page and more')).toBe(true);
     expect(title.length).toBe(300);
     expect(title.endsWith('…')).toBe(true);
-    const metadata = JSON.parse(view.private_metadata);
+    // Opened at once; the permalink comes after, in place (views.update of the open form).
+    expect(JSON.parse(view.private_metadata).source_url).toBeUndefined();
+    const update = await fake.waitFor((c) => c.method === 'views.update');
+    expect(update.body.view_id).toMatch(/^V/);
+    expect(update.body.hash).toMatch(/^h/);
+    const updated = update.body.view;
+    expect(updated.blocks.find((b: any) => b.block_id === 'title').element.initial_value).toBe(title);
+    const metadata = JSON.parse(updated.private_metadata);
     expect(metadata.source_url).toBe('https://example.slack.com/archives/C0WORK/p1712000000000200');
 
     // Submitted with an empty title: the operation's field error, under the title input.
@@ -108,12 +115,12 @@ describe('the create_todo shortcut and its modal', () => {
       due_on: { due_on: { type: 'datepicker', selected_date: date } },
       priority: { priority: { type: 'static_select', selected_option: { text: { type: 'plain_text', text: 'High' }, value: 'high' } } },
     });
-    const refused = await slack.interaction(viewSubmissionBody({ user_id: USER, callback_id: 'create_todo', private_metadata: view.private_metadata, values: values('   ') }));
+    const refused = await slack.interaction(viewSubmissionBody({ user_id: USER, callback_id: 'create_todo', private_metadata: updated.private_metadata, values: values('   ') }));
     expect(refused.status).toBe(200);
     expect(refused.body).toEqual({ response_action: 'errors', errors: { title: 'Must not be empty.' } });
     expect((await t.api('GET', '/v1/todos')).body.data.filter((x: any) => x.source_url)).toEqual([]);
 
-    const accepted = await slack.interaction(viewSubmissionBody({ user_id: USER, callback_id: 'create_todo', private_metadata: view.private_metadata, values: values('Fix the login page') }));
+    const accepted = await slack.interaction(viewSubmissionBody({ user_id: USER, callback_id: 'create_todo', private_metadata: updated.private_metadata, values: values('Fix the login page') }));
     expect(accepted.status).toBe(200);
     expect(accepted.text).toBe('');
     const confirmation = await replyAt(new URL(response_url).pathname);
@@ -143,7 +150,7 @@ describe('the create_todo shortcut and its modal', () => {
       viewSubmissionBody({ user_id: 'U0NOTLINKED', callback_id: 'create_todo', private_metadata: '{}', values: { title: { title: { type: 'plain_text_input', value: 'Nobody' } } } }),
     );
     expect(res.body.response_action).toBe('errors');
-    expect(res.body.errors.title).toBe('Your Slack account (U0NOTLINKED) is not linked to a tack member, so nothing was saved. Ask a tack owner or admin to link it.');
+    expect(res.body.errors.title).toBe('Your Slack account (U0NOTLINKED) is not linked to a tack member, so nothing was saved. Run /tack connect to link it.');
   });
 
   it('/todo add with no text opens the same modal, and its submission answers the command', async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { postMilestoneSummaries } from '../jobs/milestone-summaries.js';
 import { sendTodoReminders } from '../jobs/todo-reminders.js';
 import { newId } from '../src/domain/ids.js';
+import { todoBlocks, todoSnoozedBlocks } from '../src/slack/views/todos.js';
 import { startFakeSlack, type FakeSlack, type RecordedCall } from './helpers/fake-slack.js';
 import { jobDeps, slackEnv, todosListedIn } from './helpers/jobs.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -63,6 +64,8 @@ function expectInert(body: Record<string, any>): void {
   expect(mrkdwnOf(body)[0]).toContain('&lt;!channel&gt; &amp; &lt;@U0BOSS&gt;');
 }
 
+const snoozedText = (t: Parameters<typeof todoSnoozedBlocks>[0]) => JSON.stringify(todoSnoozedBlocks(t));
+
 function buttonsOf(body: Record<string, any>): Array<{ text: { text: string } }> {
   return ((body.blocks ?? []) as any[]).flatMap((b) => (b.accessory?.type === 'button' ? [b.accessory] : []));
 }
@@ -120,5 +123,20 @@ describe('hostile text', () => {
     const card = await t.api('POST', '/v1/cards', { body: { board: 'b', title: HOSTILE } });
     expect(card.status).toBe(201);
     expectInert((await command(card.body.ref, '/card')).body);
+  });
+
+  it('with *, ~ or ` in a title: the bold and strike-through around it hold (look-alikes inside them, the notification text as typed)', async () => {
+    const title = 'Fix *all* ~the~ `bugs` a*b';
+    const inside = 'Fix \u2217all\u2217 \u223cthe\u223c \u02cbbugs\u02cb a\u2217b';
+    const added = await command(`add ${title}`);
+    const texts = mrkdwnOf(added.body);
+    expect(texts.some((x) => x.includes(`*${inside}*`))).toBe(true);
+    // Nothing of the title is left outside its bold, and the fallback keeps what was typed.
+    expect(texts.slice(1).join('\n')).not.toContain('*all*');
+    expect(texts[0]).toContain(title);
+    const [todo] = (await t.api('GET', '/v1/todos?scope=personal&limit=100')).body.data.filter((x: { title: string }) => x.title === title);
+    const done = todoBlocks({ ...todo, done: true }) as Array<{ text: { text: string } }>;
+    expect(done[0]!.text.text).toBe(`:white_check_mark: ~${inside}~ done`);
+    expect(snoozedText({ ...todo, due_on: '2026-06-02' })).toContain(`*${inside}* snoozed until 2026-06-02`);
   });
 });

@@ -215,12 +215,12 @@ describe('member linking', () => {
     expect(members.body.data.some((m: { slack_user_id: string | null }) => m.slack_user_id === 'U0STRANGER')).toBe(false);
   });
 
-  it('links on first use by the Slack profile e-mail (users.info), then acts as that member', async () => {
+  it('links on first use by the Slack profile e-mail (users.info, confirmed), then acts as that member', async () => {
     const ana = await t.api('POST', '/v1/members', { body: { name: 'Ana', email: 'Ana@Example.com', role: 'member' } });
     expect(ana.status).toBe(201);
     fake.handle('users.info', (call) =>
       call.body.user === 'U0ANA'
-        ? { body: { ok: true, user: { id: 'U0ANA', tz: 'Europe/Berlin', profile: { email: 'ana@example.com', real_name: 'Ana' } } } }
+        ? { body: { ok: true, user: { id: 'U0ANA', tz: 'Europe/Berlin', is_email_confirmed: true, profile: { email: 'ana@example.com', real_name: 'Ana' } } } }
         : { body: { ok: true, user: { id: call.body.user, profile: {} } } },
     );
     try {
@@ -247,7 +247,7 @@ describe('member linking', () => {
 
   it('never takes over a member already linked to another Slack user', async () => {
     await t.api('POST', '/v1/members', { body: { name: 'Bo', email: 'bo@example.com', slack_user_id: 'U0BO' } });
-    fake.handleOnce('users.info', { body: { ok: true, user: { id: 'U0IMPOSTOR', profile: { email: 'bo@example.com' } } } });
+    fake.handleOnce('users.info', { body: { ok: true, user: { id: 'U0IMPOSTOR', is_email_confirmed: true, profile: { email: 'bo@example.com' } } } });
     const response_url = fake.responseUrl();
     await slack.command({ command: '/milestone', text: 'M3 subscribe', response_url, user_id: 'U0IMPOSTOR', channel_id: 'C0IMP' });
     expect((await replyTo(response_url)).body.text).toContain('not linked');
@@ -264,7 +264,7 @@ describe('member linking', () => {
   it('waits out a 429 from users.info (Retry-After) and still links', async () => {
     await t.api('POST', '/v1/members', { body: { name: 'Cy', email: 'cy@example.com' } });
     fake.handleOnce('users.info', { status: 429, headers: { 'retry-after': '1' }, body: { ok: false, error: 'ratelimited' } });
-    fake.handleOnce('users.info', { body: { ok: true, user: { id: 'U0CY', profile: { email: 'cy@example.com' } } } });
+    fake.handleOnce('users.info', { body: { ok: true, user: { id: 'U0CY', is_email_confirmed: true, profile: { email: 'cy@example.com' } } } });
     const response_url = fake.responseUrl();
     await slack.command({ command: '/milestone', text: 'M3 subscribe', response_url, user_id: 'U0CY', channel_id: 'C0CY' });
     const reply = await replyTo(response_url);

@@ -193,6 +193,9 @@ export interface Database {
   slack_post_fences: SlackPostFencesTable;
   signin_links: SigninLinksTable;
   sessions: SessionsTable;
+  slack_connect_links: SlackConnectLinksTable;
+  slack_dm_channels: SlackDmChannelsTable;
+  slack_rate_limits: SlackRateLimitsTable;
 }
 
 export interface SigninLinksTable {
@@ -273,4 +276,32 @@ export interface SlackPostsTable {
   last_error: string | null;
   created_at: Generated<string>;
   updated_at: Generated<string>;
+}
+
+/** `/tack connect`'s one-time links (migration 0017). */
+export interface SlackConnectLinksTable {
+  id: string;
+  org_id: string;
+  slack_user_id: string;
+  slack_user_name: string | null;
+  code_hash: string;
+  expires_at: string;
+  used_at: NullableTimestamp;
+  used_by: string | null;
+  created_at: Generated<string>;
+}
+
+/** Each Slack user's DM channel with the bot, as conversations.open answered (migration 0017). */
+export interface SlackDmChannelsTable {
+  slack_user_id: string;
+  channel_id: string;
+  opened_at: Timestamp;
+}
+
+/** Slack's Retry-After for the whole workspace (migration 0017). */
+export interface SlackRateLimitsTable {
+  scope: string;
+  until: Timestamp;
+  reason: string;
+  updated_at: Timestamp;
 }

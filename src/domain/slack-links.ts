@@ -49,31 +49,48 @@ export async function findSlackMember(db: Kysely<Database>, orgSlug: string, sla
 }
 
 /**
+ * The roles a Slack user may be linked to by e-mail. An e-mail address proves little: Slack's
+ * workspace admins can change members' addresses, and an address is only as good as the
+ * confirmation Slack asked for. So it never links anyone to a role that manages tack (owner,
+ * admin): those link with `/tack connect`, confirmed in a signed-in web session.
+ */
+export const EMAIL_LINKABLE_ROLES: readonly Role[] = ['member', 'viewer'];
+
+/** What Slack's users.info says of a user's e-mail address. */
+export interface SlackEmail {
+  address: string;
+  /** Slack says the user confirmed it (`user.is_email_confirmed`). */
+  confirmed: boolean;
+}
+
+/**
  * Links the Slack user to the member of the organization with the same e-mail (case
- * insensitive), when that member is not linked to anyone yet; returns the linked member.
- * A member already linked to another Slack user is never taken over. A member write: run
- * it in a write transaction that announces the auth change (`resolveSlackMember`). Two first
- * commands of the same user at once: the second fails on the unique Slack id (23505).
+ * insensitive), when Slack says the address is confirmed, the member is a `member` or
+ * `viewer`, and not linked to anyone yet; returns the linked member. A member already linked
+ * to another Slack user is never taken over. A member write: run it in a write transaction
+ * that announces the auth change (`resolveSlackMember`). Two first commands of the same user
+ * at once: the second fails on the unique Slack id (23505).
  *
  * ```sql
  * update members set slack_user_id = $1 where org_id = (select id from organizations where slug = $2)
- *   and lower(email) = lower($3) and slack_user_id is null returning *
+ *   and lower(email) = lower($3) and role in ('member','viewer') and slack_user_id is null returning *
  * ```
  */
 export async function linkSlackMemberByEmail(
   db: Kysely<Database>,
   orgSlug: string,
   slackUserId: string,
-  email: string,
+  email: SlackEmail,
   now: Date,
 ): Promise<SlackMember | undefined> {
-  const address = email.trim();
-  if (address === '' || !address.includes('@')) return undefined;
+  const address = email.address.trim();
+  if (!email.confirmed || address === '' || !address.includes('@')) return undefined;
   const row = await db
     .updateTable('members')
     .set({ slack_user_id: slackUserId, updated_at: now.toISOString() })
     .where('org_id', '=', (eb) => eb.selectFrom('organizations').select('id').where('slug', '=', orgSlug))
     .where((eb) => eb(eb.fn('lower', ['email']), '=', address.toLowerCase()))
+    .where('role', 'in', EMAIL_LINKABLE_ROLES)
     .where('slack_user_id', 'is', null)
     .returning(['id', 'org_id', 'name', 'email', 'role', 'tz', 'slack_user_id'])
     .executeTakeFirst();
@@ -94,15 +111,15 @@ export function slackPrincipal(member: SlackMember): Principal {
  * (a modal's field error).
  */
 export function howToLinkShort(slackUserId: string): string {
-  return `Your Slack account (${slackUserId}) is not linked to a tack member, so nothing was saved. Ask a tack owner or admin to link it.`;
+  return `Your Slack account (${slackUserId}) is not linked to a tack member, so nothing was saved. Run /tack connect to link it.`;
 }
 
 /** What an unknown Slack user is told. */
 export function howToLinkMessage(slackUserId: string): string {
   return [
     `Your Slack account (${slackUserId}) is not linked to a tack member yet, so nothing was done.`,
-    `Ask an owner or admin of tack to link it: set \`slack_user_id\` to \`${slackUserId}\` on your member ` +
-      `(\`PATCH /v1/members/<your member id>\` with \`{"slack_user_id": "${slackUserId}"}\`).`,
-    'Or give your tack member the same e-mail address as your Slack profile: tack links you on your next command.',
+    'Run `/tack connect`: it answers (only to you) a one-time link; open it where you are signed in to the tack web app and confirm.',
+    `Or ask an owner or admin of tack to set \`slack_user_id\` to \`${slackUserId}\` on your member. Members and viewers whose ` +
+      'tack e-mail is the confirmed e-mail of their Slack profile are linked on their next command.',
   ].join('\n');
 }

@@ -13,6 +13,7 @@ import type { Runtime } from '../operations/execute.js';
 import type { JobRunner } from '../domain/jobs.js';
 import type { Authenticated } from '../domain/authenticate.js';
 import type { Principal } from '../domain/context.js';
+import { slackConnectRoutes } from '../slack/connect-routes.js';
 import { registerSlack } from '../slack/plugin.js';
 import { AuthCache } from './auth-cache.js';
 import { clientErrors, frameworkErrors } from './client-errors.js';
@@ -284,6 +285,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     await web.register(cookie);
     await webApp(web, { webDir: deps.webDir ?? defaultWebDir(), publicLinkPath: publicLinkPath(deps.config.publicBaseUrl), secure });
     await signinRoutes(web, { db: deps.db, clock, appUrl: () => runtime.appUrl!, secureCookies: secure, authCache });
+    await slackConnectRoutes(web, { config: deps.config, runtime, authCache });
   });
   return { app, authCache, runtime };
 }

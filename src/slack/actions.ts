@@ -8,6 +8,8 @@ import { slackCaller, type SlackCaller } from './caller.js';
 import type { SlackReply } from './command-context.js';
 import type { SlackDeps } from './deps.js';
 import { publishHome } from './home.js';
+import { refreshReminder, type ReminderAt } from './reminder-message.js';
+import { classifySlackError, describeSlackFailure } from './slack-errors.js';
 import { errorReply } from './replies.js';
 import { openTodosThisWeek, type OpenTodos } from './todo-list.js';
 import { messageView } from './views/blocks.js';
@@ -110,12 +112,43 @@ export async function runTodoAction(deps: SlackDeps, body: BlockAction, todoId: 
     const caller = await slackCaller(deps, client, body.user.id, log);
     if (!caller) return aside(messageView(howToLinkMessage(body.user.id)));
     const changed = await change(caller, todoId);
+    // Clicked in the Home tab: publishing it again is the answer.
+    if (body.container.type === 'view') {
+      await publishHome(deps, client, body.user.id, log, caller);
+      return undefined;
+    }
+    const reminder = isReminder(body) ? reminderOf(body) : undefined;
+    if (reminder && (await refreshedFromDatabase(deps, client, reminder, caller.member.id, log))) {
+      await publishHome(deps, client, body.user.id, log, caller);
+      return undefined;
+    }
+    const reply = await replacement(body, changed, () => openTodosThisWeek(caller.call));
     await publishHome(deps, client, body.user.id, log, caller);
-    // Clicked in the Home tab: publishing it again was the answer.
-    if (body.container.type === 'view') return undefined;
-    return await replacement(body, changed, () => openTodosThisWeek(caller.call));
+    return reply;
   } catch (err) {
     return aside(errorReply(err, log));
+  }
+}
+
+/** Where the clicked message is: its channel and ts. */
+function reminderOf(body: BlockAction): ReminderAt | undefined {
+  const channel = body.channel?.id ?? (body.container.channel_id as string | undefined);
+  const ts = body.message?.ts ?? (body.container.message_ts as string | undefined);
+  return channel && ts ? { channel, ts } : undefined;
+}
+
+/**
+ * A click on the day's reminder: the message is shown again as the database holds it (every
+ * todo it lists in its state now), never rebuilt from the click's snapshot. False when tack
+ * has no record of the message (then the snapshot is all there is). A refusal by Slack is
+ * logged: the todo changed either way, and the next change shows it.
+ */
+async function refreshedFromDatabase(deps: SlackDeps, client: WebClient, at: ReminderAt, memberId: string, log: Logger): Promise<boolean> {
+  try {
+    return await refreshReminder(deps.runtime.db, client, at, log, memberId);
+  } catch (err) {
+    log.warn({ err: describeSlackFailure(classifySlackError(err)) }, 'could not update the reminder after a click');
+    return true;
   }
 }
 
@@ -187,6 +220,7 @@ export function registerActions(app: App, deps: SlackDeps): void {
     const log = deps.log.child({ slack_action: CARD_MOVE_ACTION, slack_user: body.user.id });
     await deliver(body, await runCardMove(deps, body, action, client, log), respond, client);
   });
-  // The sign-in link's button opens its URL in the browser; Slack still sends the click.
+  // The sign-in and connect links' buttons open their URL in the browser; Slack still sends the click.
   app.action({ type: 'block_actions', action_id: 'signin_open' }, async ({ ack }) => ack());
+  app.action({ type: 'block_actions', action_id: 'slack_connect_open' }, async ({ ack }) => ack());
 }

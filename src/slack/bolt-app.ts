@@ -30,11 +30,14 @@ export function webClientOptions(apiUrl: string | undefined): WebClientOptions {
 
 /**
  * Bolt's own client, for what is safe to repeat: profile lookups (users.info), replacing a
- * clicked message (chat.update), an ephemeral note. A few quick retries, and a 429 waits
- * its Retry-After; not Slack's default half hour.
+ * clicked message (chat.update), an ephemeral note, modals, the Home tab. A few quick retries
+ * (not Slack's default half hour). A 429 is refused at once, never waited out: the client
+ * would pause its whole queue for the Retry-After, and every other person's modal (whose
+ * trigger_id lives 3 seconds) would fail behind one refreshed Home tab. Each caller decides
+ * what a refusal means (a Home refresh is skipped, a lookup waits a short Retry-After itself).
  */
 function boltClientOptions(apiUrl: string | undefined): WebClientOptions {
-  return { ...apiUrlOption(apiUrl), retryConfig: { retries: 3, factor: 2, minTimeout: 200, maxTimeout: 2_000 }, timeout: 10_000 };
+  return { ...apiUrlOption(apiUrl), retryConfig: { retries: 3, factor: 2, minTimeout: 200, maxTimeout: 2_000 }, rejectRateLimitedCalls: true, timeout: 10_000 };
 }
 
 /**

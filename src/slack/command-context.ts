@@ -32,11 +32,17 @@ export interface CommandContext {
    * the client). Throws Slack's error: a channel the bot cannot post to fails here.
    */
   postAsBot(message: { text: string; blocks?: types.KnownBlock[] }): Promise<void>;
-  /** Opens a modal for the caller (views.open with the command's trigger_id, which lives 3 seconds). */
-  openModal(view: types.ModalView): Promise<void>;
-  /** Where the command's answer goes; a modal opened by the command answers here later. */
+  /** Where the command's answer goes. */
   responseUrl: string;
 }
+
+/**
+ * A command's form: the modal its text asks for (`/todo add` alone), opened at once with the
+ * command's trigger_id, which lives 3 seconds, before the command waits in the queue or asks
+ * Slack who the user is. Undefined when the text asks for no form (the handler answers it).
+ * `responseUrl` is where the form's submission answers.
+ */
+export type CommandForm = (text: string, responseUrl: string) => types.ModalView | undefined;
 
 /** Runs an operation as one caller (see `callOperation`). */
 export type Caller = <K extends OperationRef>(operation: K, input: Record<string, unknown>) => Promise<AnswerOf<K>>;

@@ -4,13 +4,15 @@ import type { Logger } from 'pino';
 import { cardCommand } from '../../commands/card.js';
 import { milestoneCommand } from '../../commands/milestone.js';
 import { snippetCommand } from '../../commands/snippet.js';
-import { tackCommand } from '../../commands/tack.js';
-import { todoCommand } from '../../commands/todo.js';
+import { isTackConnect, tackCommand } from '../../commands/tack.js';
+import { todoCommand, todoForm } from '../../commands/todo.js';
 import { howToLinkMessage } from '../domain/slack-links.js';
 import { slackCaller } from './caller.js';
-import type { CommandContext, CommandHandler, SlackReply } from './command-context.js';
+import type { CommandContext, CommandForm, CommandHandler, SlackReply } from './command-context.js';
+import { connectReply } from './connect.js';
 import type { SlackDeps } from './deps.js';
 import { errorReply } from './replies.js';
+import { checkFormCaller, openTodoForm } from './todo-modal.js';
 import { messageView, unescapeText } from './views/blocks.js';
 import { WorkQueue } from './work-queue.js';
 
@@ -23,6 +25,11 @@ export const COMMAND_HANDLERS: Readonly<Record<string, CommandHandler>> = {
   '/snippet': snippetCommand,
 };
 
+/** The commands whose text may ask for a form, opened before anything else (see CommandForm). */
+export const COMMAND_FORMS: Readonly<Record<string, CommandForm>> = {
+  '/todo': todoForm,
+};
+
 /**
  * Everything after the ack: find (or link) the member, run the handler as them, and map any
  * error to an ephemeral reply. Never throws. Null: the handler answered otherwise (a modal).
@@ -32,6 +39,10 @@ export async function runCommand(deps: SlackDeps, command: SlashCommand, client:
   try {
     const handler = COMMAND_HANDLERS[command.command];
     if (!handler) return messageView(`tack does not know ${command.command}.`);
+    // Slack sends what was typed with &, < and > escaped: the handlers read it as typed.
+    const text = unescapeText(command.text ?? '');
+    // How one links: answered without a member, and without linking by e-mail first.
+    if (command.command === '/tack' && isTackConnect(text)) return await connectReply(deps, command.user_id, command.user_name, log);
     const caller = await slackCaller(deps, client, command.user_id, log);
     if (!caller) return messageView(howToLinkMessage(command.user_id));
     const ctx: CommandContext = {
@@ -44,12 +55,8 @@ export async function runCommand(deps: SlackDeps, command: SlashCommand, client:
       async postAsBot(message) {
         await poster.chat.postMessage({ channel: command.channel_id, text: message.text, ...(message.blocks ? { blocks: message.blocks } : {}) });
       },
-      async openModal(view) {
-        await client.views.open({ trigger_id: command.trigger_id, view });
-      },
     };
-    // Slack sends what was typed with &, < and > escaped: the handlers read it as typed.
-    return await handler(unescapeText(command.text ?? ''), ctx);
+    return await handler(text, ctx);
   } catch (err) {
     return errorReply(err, log);
   }
@@ -96,6 +103,14 @@ export function registerCommands(app: App, deps: SlackDeps, poster: WebClient, q
   app.command(new RegExp(`^/(${names.join('|')})$`), async ({ command, ack, respond, client }) => {
     if (queue.full) return refuseBusy(deps.log, command, ack);
     await ack();
+    const form = COMMAND_FORMS[command.command]?.(unescapeText(command.text ?? ''), command.response_url);
+    if (form) {
+      // Opened now, not after the queue: the trigger_id lives 3 seconds.
+      const log = deps.log.child({ slack_command: command.command, slack_user: command.user_id });
+      const at = await openTodoForm(client, command.trigger_id, form, respond, log);
+      if (at) await queue.run(() => checkFormCaller(deps, client, command.user_id, at, log).catch((err: unknown) => log.warn({ err: (err as Error).message }, 'could not look up who opened the form')));
+      return;
+    }
     await queue.run(async () => {
       const reply = await runCommand(deps, command, client, poster);
       if (reply) await respond(reply);

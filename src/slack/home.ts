@@ -4,6 +4,7 @@ import { AppError } from '../domain/errors.js';
 import { subscribedMilestonesOp } from '../operations/slack.js';
 import { slackCaller, type SlackCaller } from './caller.js';
 import type { SlackDeps } from './deps.js';
+import { classifySlackError } from './slack-errors.js';
 import { openTodosThisWeek } from './todo-list.js';
 import { HOME_MAX_CARDS, HOME_MAX_MILESTONES, homeView, unlinkedHomeView, type HomeData } from './views/home.js';
 import type { MilestoneView } from './views/milestones.js';
@@ -33,17 +34,33 @@ export async function homeData(caller: SlackCaller): Promise<HomeData> {
   };
 }
 
+// Until when Slack asked this server's Home refreshes to wait (a views.publish 429), per server.
+const homeLimitedUntil = new WeakMap<object, number>();
+
 /**
  * Publishes the Home tab of a Slack user (views.publish): "My work" for a linked member,
  * how to link otherwise. Never throws: a Home that could not be refreshed is logged, and
- * the next app_home_opened tries again.
+ * the next app_home_opened tries again. Slack's 429 is never waited out (the client refuses
+ * it, see boltClientOptions): the refresh is skipped, and so are the next ones until its
+ * Retry-After has passed. A refresh is a nicety; a person's modal or click is not.
  */
 export async function publishHome(deps: SlackDeps, client: WebClient, slackUserId: string, log: Logger, known?: SlackCaller): Promise<void> {
+  const now = deps.runtime.clock().getTime();
+  if (now < (homeLimitedUntil.get(deps.runtime) ?? 0)) {
+    log.debug({ slack_user: slackUserId }, 'Home refresh skipped: Slack asked to wait');
+    return;
+  }
   try {
     const caller = known ?? (await slackCaller(deps, client, slackUserId, log));
     const view = caller ? homeView(await homeData(caller)) : unlinkedHomeView(slackUserId);
     await client.views.publish({ user_id: slackUserId, view });
   } catch (err) {
+    const failure = classifySlackError(err);
+    if (failure.kind === 'rate_limited') {
+      homeLimitedUntil.set(deps.runtime, now + failure.retryAfterSec * 1000);
+      log.info({ slack_user: slackUserId, retry_after_s: failure.retryAfterSec }, 'Home refresh skipped: Slack rate limited views.publish');
+      return;
+    }
     log.warn({ err: (err as Error).message, slack_user: slackUserId }, 'could not publish the Home tab');
   }
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { connect } from '../db/connect.js';
 import { pruneDeliveries } from '../db/slack-deliveries.js';
 import { AppError } from '../domain/errors.js';
+import { pruneConnectLinks } from '../domain/slack-connect.js';
 import { envelopeFor } from '../http/envelope.js';
 import { PER_ADDRESS } from '../http/rate-limit.js';
 import { createBoltApp } from './bolt-app.js';
@@ -64,6 +65,7 @@ export async function registerSlack(app: FastifyInstance, deps: SlackDeps): Prom
   }
   const prune = setInterval(() => {
     pruneDeliveries(deps.runtime.db).catch((err: Error) => log.warn({ err: err.message }, 'Slack delivery cleanup failed'));
+    pruneConnectLinks(deps.runtime.db, deps.runtime.clock()).catch((err: Error) => log.warn({ err: err.message }, 'Slack connect link cleanup failed'));
   }, PRUNE_EVERY_MS);
   prune.unref();
   app.addHook('onClose', async () => clearInterval(prune));

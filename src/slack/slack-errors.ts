@@ -1,3 +1,4 @@
+import type { types } from '@slack/bolt';
 import { ErrorCode } from '@slack/web-api';
 
 /**
@@ -66,4 +67,27 @@ export function classifySlackError(err: unknown): SlackFailure {
 /** One line for logs and `last_error`: the kind and Slack's code. */
 export function describeSlackFailure(f: SlackFailure): string {
   return f.kind === 'token' && f.needed ? `${f.kind}: ${f.error} (needs ${f.needed})` : `${f.kind}: ${f.error}`;
+}
+
+/** A message as tack posts or updates it: its notification text and its blocks. */
+export interface SlackMessage {
+  text: string;
+  blocks?: types.KnownBlock[];
+}
+
+/**
+ * Sends a message; when Slack refuses its blocks as built (`content`: too long or invalid),
+ * sends its text alone at once. Such a refusal is certain, so the first send did nothing and
+ * this is still one message: the reader gets the text without buttons rather than nothing,
+ * where retrying the same blocks later would be refused every time.
+ */
+export async function textAloneIfRefused<T>(message: SlackMessage, send: (message: SlackMessage) => Promise<T>, onRefused: (failure: SlackFailure) => void): Promise<T> {
+  try {
+    return await send(message);
+  } catch (err) {
+    const failure = classifySlackError(err);
+    if (failure.kind !== 'content' || !message.blocks) throw err;
+    onRefused(failure);
+    return send({ text: message.text });
+  }
 }

@@ -1,16 +1,25 @@
-import type { App, MessageShortcut, ViewSubmitAction } from '@slack/bolt';
+import type { App, MessageShortcut, ViewSubmitAction, types } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { AppError } from '../domain/errors.js';
 import { howToLinkMessage, howToLinkShort } from '../domain/slack-links.js';
 import { briefError } from '../log-error.js';
-import { slackCaller } from './caller.js';
+import { slackCaller, type SlackCaller } from './caller.js';
 import type { SlackReply } from './command-context.js';
 import type { SlackDeps } from './deps.js';
 import { publishHome } from './home.js';
-import { messageView } from './views/blocks.js';
+import { classifySlackError, describeSlackFailure } from './slack-errors.js';
 import { todoCreatedView } from './views/todos.js';
-import { CREATE_TODO_CALLBACK, modalErrors, readTodoModal, readTodoModalMetadata, titleFromMessage, todoModalView } from './views/todo-modal.js';
+import {
+  CREATE_TODO_CALLBACK,
+  formNotOpenedView,
+  modalErrors,
+  notLinkedModalView,
+  readTodoModal,
+  readTodoModalMetadata,
+  titleFromMessage,
+  todoModalView,
+} from './views/todo-modal.js';
 
 export { CREATE_TODO_CALLBACK };
 
@@ -39,27 +48,71 @@ async function permalink(client: WebClient, channel: string, ts: string, log: Lo
   }
 }
 
+/** An open modal: what views.update needs to replace it (the hash: only if nothing replaced it since). */
+export interface OpenView {
+  view_id: string;
+  hash?: string;
+}
+
+/**
+ * Opens the todo form at once with the interaction's trigger_id, which lives 3 seconds:
+ * before anything that may wait (the command queue, a users.info lookup, a permalink). What
+ * the form needs beyond the interaction comes after, by views.update, or at submission. When
+ * Slack does not open it (an expired trigger, a rate limit), the person is told (`tell`) and
+ * undefined is returned.
+ */
+export async function openTodoForm(client: WebClient, triggerId: string, view: types.ModalView, tell: (reply: SlackReply) => Promise<unknown>, log: Logger): Promise<OpenView | undefined> {
+  try {
+    const res = await client.views.open({ trigger_id: triggerId, view });
+    return res.view?.id ? { view_id: res.view.id, ...(res.view.hash ? { hash: res.view.hash } : {}) } : undefined;
+  } catch (err) {
+    const failure = classifySlackError(err);
+    log.warn({ err: describeSlackFailure(failure) }, 'Slack did not open the todo form');
+    await tell(formNotOpenedView(failure));
+    return undefined;
+  }
+}
+
+/** Replaces an open form; a failure (it was submitted or closed meanwhile) is only logged. */
+async function updateForm(client: WebClient, at: OpenView, view: types.ModalView, log: Logger): Promise<void> {
+  try {
+    await client.views.update({ ...at, view });
+  } catch (err) {
+    log.info({ err: describeSlackFailure(classifySlackError(err)) }, 'the todo form was not updated (submitted or closed meanwhile?)');
+  }
+}
+
+/**
+ * After the form opened: who is asking (linked by Slack id, or on first use by e-mail). A
+ * Slack user with no tack member gets the form replaced by how to link; undefined then.
+ */
+export async function checkFormCaller(deps: SlackDeps, client: WebClient, slackUserId: string, at: OpenView | undefined, log: Logger): Promise<SlackCaller | undefined> {
+  const caller = await slackCaller(deps, client, slackUserId, log);
+  if (!caller && at) await updateForm(client, at, notLinkedModalView(howToLinkMessage(slackUserId)), log);
+  return caller;
+}
+
 /**
  * The `create_todo` message shortcut opens the todo modal, prefilled with the message's text;
- * its submission runs createTodo as the member. A refused submission answers
- * `response_action: errors` with the operation's field errors under their inputs (the modal
- * stays open); an accepted one closes it, tells the member where they used it, and refreshes
- * their Home tab.
+ * the message's permalink is added to it (views.update) once Slack gives it. Its submission
+ * runs createTodo as the member. A refused submission answers `response_action: errors` with
+ * the operation's field errors under their inputs (the modal stays open); an accepted one
+ * closes it, tells the member where they used it, and refreshes their Home tab.
  */
 export function registerTodoModal(app: App, deps: SlackDeps): void {
   app.shortcut<MessageShortcut>({ type: 'message_action', callback_id: CREATE_TODO_CALLBACK }, async ({ ack, shortcut, client }) => {
     await ack();
     const log = deps.log.child({ slack_shortcut: CREATE_TODO_CALLBACK, slack_user: shortcut.user.id });
+    const form = { title: titleFromMessage(shortcut.message.text), response_url: shortcut.response_url };
+    const tell = (reply: SlackReply) => postToResponseUrl(shortcut.response_url, reply, log);
+    const at = await openTodoForm(client, shortcut.trigger_id, todoModalView(form), tell, log);
+    if (!at) return;
     const [caller, sourceUrl] = await Promise.all([
-      slackCaller(deps, client, shortcut.user.id, log),
+      checkFormCaller(deps, client, shortcut.user.id, at, log),
       permalink(client, shortcut.channel.id, shortcut.message.ts, log),
     ]);
-    if (!caller) {
-      await postToResponseUrl(shortcut.response_url, messageView(howToLinkMessage(shortcut.user.id)), log);
-      return;
-    }
-    const view = todoModalView({ title: titleFromMessage(shortcut.message.text), response_url: shortcut.response_url, ...(sourceUrl ? { source_url: sourceUrl } : {}) });
-    await client.views.open({ trigger_id: shortcut.trigger_id, view });
+    // Submitted before Slack gave the permalink: the todo is made without it.
+    if (caller && sourceUrl) await updateForm(client, at, todoModalView({ ...form, source_url: sourceUrl }), log);
   });
 
   app.view<ViewSubmitAction>(CREATE_TODO_CALLBACK, async ({ ack, body, view, client }) => {

@@ -11,7 +11,10 @@ import { parse as parseQuery } from 'node:querystring';
  * chat.update changes them and conversations.history returns them newest first (metadata
  * only with `include_all_metadata`, and only those after `oldest` when given), as Slack does. conversations.open gives each user a
  * DM channel of their own (`D` + the user id without its `U`). chat.getPermalink answers
- * Slack's archive link of the message; views.open and views.publish echo the view.
+ * Slack's archive link of the message; views.open, views.update and views.publish echo the
+ * view (with an id and a hash). A trigger_id from `trigger()` lives 3 seconds, as Slack's
+ * does: views.open with an older one answers `expired_trigger_id`. Each call keeps the
+ * answer it got (`response`).
  */
 
 export interface RecordedCall {
@@ -24,6 +27,8 @@ export interface RecordedCall {
   /** Form fields (JSON-looking values such as `blocks` decoded) or the JSON body. */
   body: Record<string, any>;
   raw: string;
+  /** What the fake answered, once it has. */
+  response?: FakeResponse;
 }
 
 export interface FakeResponse {
@@ -63,6 +68,14 @@ export interface FakeSlack {
   messages(channel: string): FakeMessage[];
   /** What the fake answers by default (posting, updating or reading messages); for handlers that add to it. */
   answerAsSlack(call: RecordedCall): FakeResponse;
+  /**
+   * A trigger_id as Slack gives one with an interaction, valid 3 seconds: views.open with it
+   * later answers `expired_trigger_id`, as Slack does (trigger ids the fake did not issue are
+   * taken as fresh).
+   */
+  trigger(): string;
+  /** Answers `method` as Slack would, `ms` later (a slow Slack). */
+  delay(method: string, ms: number): void;
   /** Forgets the calls (not the programmed answers, nor the messages). */
   clear(): void;
   close(): Promise<void>;
@@ -99,6 +112,8 @@ function decodeBody(raw: string, contentType: string | undefined): Record<string
 
 let counter = 0;
 let sequence = 0;
+/** How long Slack's trigger_id lives: views.open must come within 3 seconds of the interaction. */
+const TRIGGER_TTL_MS = 3_000;
 
 /** A ts unique within the process, shaped like Slack's (`seconds.micro`). */
 function nextTs(): string {
@@ -152,7 +167,9 @@ function defaults(call: RecordedCall, channels: Map<string, FakeMessage[]>): Fak
     }
     case 'views.open':
     case 'views.publish':
-      return { body: { ok: true, view: { id: `V${++sequence}`, ...(call.body.view ?? {}) } } };
+      return { body: { ok: true, view: { id: `V${++sequence}`, hash: `h${sequence}`, ...(call.body.view ?? {}) } } };
+    case 'views.update':
+      return { body: { ok: true, view: { id: call.body.view_id ?? `V${++sequence}`, hash: `h${++sequence}`, ...(call.body.view ?? {}) } } };
     case 'chat.postEphemeral':
       return { body: { ok: true, message_ts: `${Date.now() / 1000}` } };
     case 'conversations.open':
@@ -169,7 +186,12 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const waiters = new Set<{ predicate: (c: RecordedCall) => boolean; resolve: (c: RecordedCall) => void }>();
   const channels = new Map<string, FakeMessage[]>();
 
+  const triggers = new Map<string, number>();
   const answer = async (call: RecordedCall): Promise<FakeResponse> => {
+    if (call.method === 'views.open') {
+      const issued = triggers.get(String(call.body.trigger_id));
+      if (issued !== undefined && Date.now() - issued > TRIGGER_TTL_MS) return { body: { ok: false, error: 'expired_trigger_id' } };
+    }
     const queued = once.get(call.method);
     const handler = queued && queued.length > 0 ? queued.shift()! : persistent.get(call.method);
     if (!handler) return defaults(call, channels);
@@ -194,6 +216,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           }
         }
         const out = await answer(call);
+        call.response = out;
         if (out.destroy) {
           req.socket.destroy();
           return;
@@ -243,6 +266,17 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     },
     messages: (channel) => [...(channels.get(channel) ?? [])],
     answerAsSlack: (call) => defaults(call, channels),
+    trigger() {
+      const id = `${Date.now()}.${++counter}.${Math.random().toString(16).slice(2)}`;
+      triggers.set(id, Date.now());
+      return id;
+    },
+    delay(method, ms) {
+      persistent.set(method, async (call) => {
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        return defaults(call, channels);
+      });
+    },
     clear: () => void calls.splice(0, calls.length),
     close: () =>
       new Promise<void>((resolve) => {

@@ -139,7 +139,7 @@ export function homeClickBody(click: { user_id: string; action_id: string; value
 }
 
 /** The `message_action` payload of a message shortcut (callback id `create_todo`). */
-export function messageShortcutBody(s: { user_id?: string; channel_id?: string; text: string; ts?: string; response_url: string; callback_id?: string }): string {
+export function messageShortcutBody(s: { user_id?: string; channel_id?: string; text: string; ts?: string; response_url: string; callback_id?: string; trigger_id?: string }): string {
   const ts = s.ts ?? '1712000000.000100';
   return form({
     type: 'message_action',
@@ -151,7 +151,7 @@ export function messageShortcutBody(s: { user_id?: string; channel_id?: string; 
     is_enterprise_install: false,
     enterprise: null,
     callback_id: s.callback_id ?? 'create_todo',
-    trigger_id: `13345224609.738474920.${randomBytes(16).toString('hex')}`,
+    trigger_id: s.trigger_id ?? `13345224609.738474920.${randomBytes(16).toString('hex')}`,
     response_url: s.response_url,
     message_ts: ts,
     message: { type: 'message', user: 'U0AUTHOR', ts, text: s.text },

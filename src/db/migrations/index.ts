@@ -14,7 +14,8 @@ import { cardJson } from './0013-card-json.js';
 import { cardBoardStatus } from './0014-card-board-status.js';
 import { snippetType } from './0015-snippet-type.js';
 import { credentialCeilings } from './0016-credential-ceilings.js';
+import { slackLinks } from './0017-slack-links.js';
 import { restoreFences } from './0018-restore-fences.js';
 
 /** Every migration, in order. Later issues append theirs. */
-export const migrations: SqlMigration[] = [platform, snippets, work, slack, jobs, slackPauses, editing, webSessions, snippetSlugPrefix, slackHome, snippetJson, cardJson, cardBoardStatus, snippetType, credentialCeilings, restoreFences];
+export const migrations: SqlMigration[] = [platform, snippets, work, slack, jobs, slackPauses, editing, webSessions, snippetSlugPrefix, slackHome, snippetJson, cardJson, cardBoardStatus, snippetType, credentialCeilings, slackLinks, restoreFences];

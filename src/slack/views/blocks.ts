@@ -63,6 +63,35 @@ export function escapeText(text: string): string {
 }
 
 /**
+ * Look-alikes of the characters that open and close mrkdwn's formatting. Slack's mrkdwn has
+ * no escape for `*`, `~` and `` ` `` (only &, < and > are escaped), so a title such as
+ * `a*b` inside `*…*` ends the bold early and leaves the rest as stray markup. Inside
+ * formatting, these characters are shown by look-alikes that Slack does not read as markup
+ * (the notification `text`, which is never formatted, keeps the original ones).
+ */
+const FORMATTING_LOOKALIKES: Record<string, string> = { '*': '\u2217', '~': '\u223c', '`': '\u02cb' };
+
+/** Text a user typed, made safe to stand inside mrkdwn formatting: escaped, and no formatting character of its own. */
+export function formattingSafe(text: string): string {
+  return escapeText(text).replace(/[*~`]/g, (c) => FORMATTING_LOOKALIKES[c]!);
+}
+
+/** `*text*`: user text in bold that stays bold whatever it holds. */
+export function bold(text: string): string {
+  return `*${formattingSafe(text)}*`;
+}
+
+/** `~text~`: user text struck through, whatever it holds. */
+export function struck(text: string): string {
+  return `~${formattingSafe(text)}~`;
+}
+
+/** `` `text` ``: user text as inline code, whatever it holds. */
+export function inlineCode(text: string): string {
+  return `\`${formattingSafe(text)}\``;
+}
+
+/**
  * What a person typed, from text Slack sends escaped (a slash command's text, a message's):
  * Slack's clients write &, < and > as `&amp;`, `&lt;` and `&gt;`. `&amp;` last, so that a
  * typed `&lt;` (sent as `&amp;lt;`) stays `&lt;`.

@@ -2,7 +2,7 @@ import type { types } from '@slack/bolt';
 import { WORKFLOW_STATUSES } from '../../domain/vocabulary.js';
 import type { OperationOutput } from '../../operations/index.js';
 import type { SlackReply } from '../command-context.js';
-import { context, ephemeral, escapeText, field, option, ratio, section } from './blocks.js';
+import { bold, context, ephemeral, escapeText, field, option, ratio, section } from './blocks.js';
 
 /** A card as `getCard` and `moveCard` answer it. */
 export type CardView = OperationOutput<'getCard'>;
@@ -66,7 +66,7 @@ export function cardView(c: CardView, options: CardViewOptions = {}): SlackReply
   const { note, select = true } = options;
   const blocks: types.KnownBlock[] = [];
   if (note) blocks.push(context(escapeText(note)));
-  blocks.push(section(`*${escapeText(c.ref)}* ${escapeText(c.title)}`), { type: 'section', fields: cardFields(c) });
+  blocks.push(section(`${bold(c.ref)} ${escapeText(c.title)}`), { type: 'section', fields: cardFields(c) });
   if (select) blocks.push(statusSelect(c));
   return ephemeral(`${note ? `${note} ` : ''}${c.ref} ${c.title} (${statusLabel(c.workflow_status)})`, blocks);
 }

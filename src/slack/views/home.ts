@@ -1,7 +1,7 @@
 import type { types } from '@slack/bolt';
 import { howToLinkMessage } from '../../domain/slack-links.js';
 import { statusLabel, type CardView } from './cards.js';
-import { context, escapeText, header, MAX_VIEW_BLOCKS, moreLine, ratio, section } from './blocks.js';
+import { bold, context, escapeText, header, inlineCode, MAX_VIEW_BLOCKS, moreLine, ratio, section } from './blocks.js';
 import type { MilestoneView } from './milestones.js';
 import { todoBlocks, type TodoView } from './todos.js';
 
@@ -30,12 +30,12 @@ function list<T>(items: T[], truncated: boolean, max: number, render: (item: T) 
 
 function cardLine(c: CardView): types.KnownBlock {
   const bits = [statusLabel(c.workflow_status), `criteria ${ratio(c.criteria_done, c.criteria_total)}`, c.due_on ? `due ${c.due_on}` : ''].filter(Boolean);
-  return section(`*${escapeText(c.ref)}* ${escapeText(c.title)}\n${bits.join(' · ')} · \`/card ${escapeText(c.ref)}\``, `card:${c.id}`);
+  return section(`${bold(c.ref)} ${escapeText(c.title)}\n${bits.join(' · ')} · ${inlineCode(`/card ${c.ref}`)}`, `card:${c.id}`);
 }
 
 function milestoneLine(m: MilestoneView): types.KnownBlock {
   const ends = m.ends_on ? ` · ends ${m.ends_on}` : '';
-  return section(`*${escapeText(m.ref)}* ${escapeText(m.name)}\ncards done ${ratio(m.cards_done, m.cards_total)} · criteria done ${ratio(m.criteria_done, m.criteria_total)}${ends}`, `milestone:${m.id}`);
+  return section(`${bold(m.ref)} ${escapeText(m.name)}\ncards done ${ratio(m.cards_done, m.cards_total)} · criteria done ${ratio(m.criteria_done, m.criteria_total)}${ends}`, `milestone:${m.id}`);
 }
 
 /**

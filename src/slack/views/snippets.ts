@@ -1,7 +1,7 @@
 import type { types } from '@slack/bolt';
 import type { OperationOutput } from '../../operations/index.js';
 import type { SlackReply } from '../command-context.js';
-import { context, ephemeral, escapeText, header, SECTION_TEXT_MAX, section } from './blocks.js';
+import { context, ephemeral, escapeText, header, inlineCode, SECTION_TEXT_MAX, section } from './blocks.js';
 
 /** A snippet as `getSnippet` answers it. */
 export type SnippetView = OperationOutput<'getSnippet'>;
@@ -57,5 +57,5 @@ export function snippetView(s: SnippetView): SlackReply {
 /** Slug, type, version, category and tags: one context line. */
 export function snippetMeta(s: SnippetView): string {
   const parts = [escapeText(s.type), `v${s.version}`, s.category ? escapeText(s.category) : '', ...(s.tags ?? []).map((t) => `#${escapeText(t)}`)];
-  return `\`${escapeText(s.slug)}\` · ${parts.filter(Boolean).join(' · ')}`;
+  return `${inlineCode(s.slug)} · ${parts.filter(Boolean).join(' · ')}`;
 }

@@ -1,7 +1,7 @@
 import type { types } from '@slack/bolt';
 import type { OperationOutput } from '../../operations/index.js';
 import type { SlackReply } from '../command-context.js';
-import { BUTTON_TEXT_MAX, context, ephemeral, plain, section } from './blocks.js';
+import { BUTTON_TEXT_MAX, context, ephemeral, escapeText, plain, section } from './blocks.js';
 
 /** Every command, each with one example: the answer to `/tack help`. */
 export const HELP_LINES: readonly (readonly [string, string])[] = [
@@ -15,6 +15,7 @@ export const HELP_LINES: readonly (readonly [string, string])[] = [
   ['/milestone M3 unsubscribe', 'stop posting it here'],
   ['/snippet deploy-checklist', 'show a snippet'],
   ['/tack login', 'a one-time sign-in link to the web app'],
+  ['/tack connect', 'link this Slack account to your tack member: a one-time link you confirm in the web app, signed in'],
   ['/tack reminder-hour 8', 'get your due-todo reminders at 08:00 your time (`default` for the server’s hour)'],
 ];
 
@@ -42,4 +43,26 @@ export function reminderHourView(hour: number | null, defaultHour: number, chang
       ? `${changed ? 'Done: your' : 'Your'} due-todo reminders come at the server's hour, ${at(defaultHour)} in your time zone.`
       : `${changed ? 'Done: your' : 'Your'} due-todo reminders come at ${at(hour)} in your time zone.`;
   return ephemeral(text, [section(`:alarm_clock: ${text}`)]);
+}
+
+/** The answer to `/tack connect`: only the caller sees it. */
+export function connectLinkView(link: { url: string; expires_at: string }): SlackReply {
+  const open: types.Button = { type: 'button', text: plain('Open tack', BUTTON_TEXT_MAX), url: link.url, action_id: 'slack_connect_open', style: 'primary' };
+  return ephemeral(`Your link to connect this Slack account to tack (one use, until ${link.expires_at}): ${link.url}`, [
+    {
+      type: 'section',
+      text: {
+        type: 'mrkdwn',
+        text: ':link: Open this link in a browser where you are signed in to the tack web app, and confirm there: this Slack account then acts as your tack member. It works once, for 15 minutes; do not share it.',
+      },
+      accessory: open,
+    },
+    context(`Expires ${link.expires_at}. Not signed in? Get a sign-in link from \`tack signin-link\` or an admin first.`),
+  ]);
+}
+
+/** `/tack connect` from a Slack user who is linked already. */
+export function alreadyLinkedView(member: { name: string; role: string }): SlackReply {
+  const text = `This Slack account is already linked to the tack member ${member.name} (${member.role}). To link it to another member, that link is removed first (an owner or admin sets slack_user_id to null), then run /tack connect again.`;
+  return ephemeral(text, [section(`:link: ${escapeText(text)}`)]);
 }

@@ -1,6 +1,8 @@
 import type { types } from '@slack/bolt';
 import { PRIORITIES } from '../../domain/vocabulary.js';
-import { clip, context, link, option, plain, unescapeText } from './blocks.js';
+import type { SlackFailure } from '../slack-errors.js';
+import type { SlackReply } from '../command-context.js';
+import { clip, context, escapeText, link, messageView, option, plain, section, unescapeText } from './blocks.js';
 
 /** The callback id of the message shortcut (manifest.yml) and of the modal it opens. */
 export const CREATE_TODO_CALLBACK = 'create_todo';
@@ -138,4 +140,30 @@ export function modalErrors(fields: readonly { field: string; message: string }[
   }
   if (general && Object.keys(errors).length === 0) add('title', general);
   return errors;
+}
+
+/**
+ * The todo modal of a Slack user with no tack member, put in place of the form once that is
+ * known (the form opens first: its trigger_id lives 3 seconds, and finding out may take a
+ * users.info call); nothing to submit.
+ */
+export function notLinkedModalView(howToLink: string): types.ModalView {
+  return {
+    type: 'modal',
+    callback_id: CREATE_TODO_CALLBACK,
+    title: plain('New todo', MODAL_TEXT_MAX),
+    close: plain('Close', MODAL_TEXT_MAX),
+    blocks: [section(escapeText(howToLink))],
+  };
+}
+
+const ONE_LINE = 'or add it in one line: `/todo add <title> due:tomorrow !high`.';
+
+/** What the person is told when Slack did not open the form (an expired trigger, a rate limit). */
+export function formNotOpenedView(failure: SlackFailure): SlackReply {
+  if (failure.kind === 'rate_limited') return messageView(`Slack is busy and did not open the form. Try again in a minute, ${ONE_LINE}`);
+  if (failure.error === 'expired_trigger_id' || failure.error === 'exchanged_trigger_id') {
+    return messageView(`Slack did not open the form: it came too late (${failure.error}). Try again, ${ONE_LINE}`);
+  }
+  return messageView(`Slack did not open the form (${failure.error}). Try again, ${ONE_LINE}`);
 }

@@ -1,7 +1,7 @@
 import type { types } from '@slack/bolt';
 import type { OperationOutput } from '../../operations/index.js';
 import type { SlackReply } from '../command-context.js';
-import { appendWithinBudget, button, context, ephemeral, escapeText, link, message, moreLine, mrkdwn, section } from './blocks.js';
+import { appendWithinBudget, bold, button, context, ephemeral, escapeText, inlineCode, link, message, moreLine, mrkdwn, section, struck } from './blocks.js';
 
 /** A todo as the views show it: fields of the todo operations' output schema. */
 export type TodoView = Pick<OperationOutput<'createTodo'>, 'id' | 'title' | 'priority' | 'due_on' | 'done'> &
@@ -23,7 +23,7 @@ const PRIORITY_MARKS: Record<string, string> = { urgent: ':red_circle:', high: '
 function todoLine(t: TodoView, extra = ''): string {
   const due = t.due_on ? ` · due ${t.due_on}` : '';
   const source = t.source_url ? ` · ${link(t.source_url, 'from Slack')}` : '';
-  return `${PRIORITY_MARKS[t.priority] ?? ''} *${escapeText(t.title)}*\n${t.priority}${due}${source} · \`${t.id}\`${extra}`.trim();
+  return `${PRIORITY_MARKS[t.priority] ?? ''} ${bold(t.title)}\n${t.priority}${due}${source} · ${inlineCode(t.id)}${extra}`.trim();
 }
 
 /** The block id of a todo's first block; its other blocks' ids start with it and a colon. */
@@ -43,13 +43,13 @@ export function isTodoBlock(blockId: string | undefined, todoId: string): boolea
  * block where the old one changed, as Slack asks.
  */
 export function todoBlocks(t: TodoView, extra = ''): types.KnownBlock[] {
-  if (t.done) return [section(`:white_check_mark: ~${escapeText(t.title)}~ done`, `${todoBlockId(t.id)}:done`)];
+  if (t.done) return [section(`:white_check_mark: ${struck(t.title)} done`, `${todoBlockId(t.id)}:done`)];
   return [{ type: 'section', block_id: todoBlockId(t.id), text: mrkdwn(todoLine(t, extra)), accessory: button('Done', TODO_DONE_ACTION, t.id, 'primary') }];
 }
 
 /** What a snooze leaves in place of the todo: its new date. */
 export function todoSnoozedBlocks(t: TodoView): types.KnownBlock[] {
-  return [section(`:zzz: *${escapeText(t.title)}* snoozed until ${t.due_on ?? 'later'}`, `${todoBlockId(t.id)}:snoozed:${t.due_on ?? ''}`)];
+  return [section(`:zzz: ${bold(t.title)} snoozed until ${t.due_on ?? 'later'}`, `${todoBlockId(t.id)}:snoozed:${t.due_on ?? ''}`)];
 }
 
 /** A todo just snoozed: what a Snooze click leaves in place of the todo. */
@@ -74,7 +74,7 @@ export function todoListView(todos: TodoView[], options: TodoListOptions = {}): 
     blocks.push(section('Nothing open is due this week. :tada:'));
     return ephemeral(note ? `${note} Nothing open is due this week.` : 'Nothing open is due this week.', blocks);
   }
-  blocks.push(section(`*${escapeText(heading)}*`));
+  blocks.push(section(bold(heading)));
   const shown = todos.slice(0, appendWithinBudget(blocks, todos.slice(0, MAX_TODOS), (t) => todoBlocks(t)));
   const left = todos.length - shown.length;
   const more = left > 0 || truncated ? moreLine(left, truncated) : '';
@@ -124,7 +124,7 @@ export function todoDigestView(todos: DigestTodo[], today: string): SlackReply {
   ];
   const render = (t: DigestTodo): types.KnownBlock[] => {
     if (t.snoozed) return todoSnoozedBlocks(t);
-    const card = t.card ? `\nCard *${escapeText(t.card.ref)}* ${escapeText(t.card.title)} · \`/card ${escapeText(t.card.ref)}\`` : '';
+    const card = t.card ? `\nCard ${bold(t.card.ref)} ${escapeText(t.card.title)} · ${inlineCode(`/card ${t.card.ref}`)}` : '';
     const late = overdue(t) ? `\n:warning: overdue since ${t.due_on}` : '';
     const own = todoBlocks(t, `${late}${card}`);
     if (t.done) return own;
