@@ -63,7 +63,7 @@ describe('linking a Slack user by e-mail', () => {
     const ana = (await a.api('POST', '/v1/members', { body: { name: 'Ana', email: 'ana@example.com', role: 'member' } })).body;
     const token = (await a.api('POST', '/v1/tokens', { body: { name: 'ana', scopes: ['read', 'write'], member_id: ana.id } })).body;
     for (const s of [a, b]) expect((await s.api('GET', '/v1/me', { token: token.token })).body.member.slack_user_id).toBeNull();
-    fake.handle('users.info', (call) => ({ body: { ok: true, user: { id: call.body.user, profile: call.body.user === 'U0ANA' ? { email: 'Ana@Example.com' } : {} } } }));
+    fake.handle('users.info', (call) => ({ body: { ok: true, user: { id: call.body.user, is_email_confirmed: call.body.user === 'U0ANA', profile: call.body.user === 'U0ANA' ? { email: 'Ana@Example.com' } : {} } } }));
     const response_url = fake.responseUrl();
     const path = new URL(response_url).pathname;
     const res = await slackClient(a.url, SECRET).command({ command: '/todo', text: '', response_url, user_id: 'U0ANA' });

@@ -41,6 +41,9 @@ describe('graceful shutdown', () => {
     const db = await database();
     const token = generateToken();
     const s = await serve({ DATABASE_URL: db.url, TACK_BOOTSTRAP_TOKEN: token });
+    // The first start's sign-in link refers to the owner token: made once start-up is done,
+    // it would wait on the lock below too (and hold up the signal handling with it).
+    await waitFor('the first sign-in link', () => s.output().includes('sign in to the web app as the owner'));
     const conn = await openRaw(s.url);
     const lock = await lockTable(db.url, 'tokens');
     try {

@@ -7,6 +7,7 @@ import { callOperation } from '../operations/call.js';
 import type { Caller } from './command-context.js';
 import type { SlackDeps } from './deps.js';
 import { profileLookup, resolveSlackMember } from './member-link.js';
+import { profileZoneOf } from './profile-zones.js';
 
 /** A Slack user resolved to their tack member, with operations run as them. */
 export interface SlackCaller {
@@ -28,8 +29,8 @@ export async function slackCaller(deps: SlackDeps, client: WebClient, slackUserI
   const member = await resolveSlackMember(rt, deps.config.slack.org, slackUserId, profile);
   if (!member) return undefined;
   // The profile's zone is handed to the domain with the principal; Slack is asked only when a
-  // day is to be read and the member set no zone of their own.
-  const profileZone = async () => (await profile())?.tz;
+  // day is to be read and the member set no zone of their own, and then at most every 15 minutes.
+  const profileZone = () => profileZoneOf(slackUserId, profile);
   const principal = { ...slackPrincipal(member), ...(member.tz ? {} : { slackProfileZone: profileZone }) };
   return {
     member,
