@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { VERSION } from '../version.js';
 import type { ClientTarget } from './client-env.js';
 
 /** The error body every /v1 error carries (api-v1 part 7). */
@@ -50,7 +51,7 @@ export interface ApiClientOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-const USER_AGENT = 'tack-cli/0.1.0';
+const USER_AGENT = `tack-cli/${VERSION}`;
 const BASE_DELAY_MS = 250;
 const MAX_DELAY_MS = 8_000;
 const MAX_RETRY_AFTER_MS = 60_000;
