@@ -43,8 +43,9 @@ export const milestoneOperations = [
     path: '/milestones/{ref}/status',
     scope: 'read',
     params: milestoneStatusInput,
+    pathInput: { ref: 'milestone' },
     output: milestoneSchema.describe('The milestone with its counts: cards done and in total, criteria done and in total'),
-    run: (ctx, input) => getMilestoneStatus(ctx, input),
+    run: (ctx, input) => getMilestoneStatus(ctx, { ref: input.milestone }),
   }),
   defineOperation({
     name: 'getMilestone',
@@ -54,8 +55,9 @@ export const milestoneOperations = [
     path: '/milestones/{ref}',
     scope: 'read',
     params: milestoneStatusInput,
+    pathInput: { ref: 'milestone' },
     output: milestoneSchema,
-    run: (ctx, input) => getMilestoneStatus(ctx, input),
+    run: (ctx, input) => getMilestoneStatus(ctx, { ref: input.milestone }),
   }),
   defineOperation({
     name: 'updateMilestone',
@@ -65,7 +67,8 @@ export const milestoneOperations = [
     path: '/milestones/{ref}',
     scope: 'write',
     params: milestoneStatusInput,
-    // The body's `ref` is the new ref: the path's arrives as `milestone` (MCP, CLI, domain).
+    // The body's `ref` is the new ref: the path's arrives as `milestone` (MCP, CLI, domain), the
+    // name every milestone operation gives the one it is about.
     pathInput: { ref: 'milestone' },
     body: updateMilestoneInput.omit({ milestone: true }),
     output: milestoneSchema,
@@ -80,6 +83,7 @@ export const milestoneOperations = [
     path: '/milestones/{ref}',
     scope: 'write',
     params: deleteMilestoneInput,
-    run: (ctx, input) => deleteMilestone(ctx, input),
+    pathInput: { ref: 'milestone' },
+    run: (ctx, input) => deleteMilestone(ctx, { ref: input.milestone }),
   }),
 ];
