@@ -41,7 +41,8 @@ const program = new Command()
   });
 
 program.commandsGroup(RESOURCES_HEADING);
-addClientCommands(program, await loadManifest());
+const manifest = await loadManifest();
+addClientCommands(program, manifest);
 listEveryCommand(program, RESOURCES_HEADING);
 
 program.commandsGroup('Client:');
@@ -56,7 +57,7 @@ program
     'after',
     `
 It lists only the tools the token can use (a read-only token sees the read tools), narrowed by:
-  TACK_MCP_TOOLSETS   groups of tools to offer, comma-separated: ${'me, members, tokens, snippets, boards, cards, criteria, todos, milestones, jobs, sessions'}
+  TACK_MCP_TOOLSETS   groups of tools to offer, comma-separated, of: ${[...new Set(manifest.operations.map((op) => op.group))].join(', ')}
                       (getMe is always offered)
   TACK_MCP_READ_ONLY  1: offer the read tools only, whatever the token may do
 
