@@ -46,7 +46,7 @@ export const milestoneCommand: CommandHandler = async (text, ctx) => {
   const cmd = parseMilestoneCommand(text);
   switch (cmd.kind) {
     case 'status': {
-      const m = await ctx.call('getMilestoneStatus', { milestone: cmd.ref });
+      const m = await ctx.call('getMilestoneStatus', { ref: cmd.ref });
       return milestoneStatusView(m);
     }
     case 'subscribe':

@@ -55,7 +55,7 @@ export async function postMilestoneSummaries(deps: JobDeps, scope: JobScope = {}
     });
     let status: MilestoneView;
     try {
-      status = await callOperation(runtime, 'getMilestoneStatus', principal, { milestone: sub.milestone_ref });
+      status = await callOperation(runtime, 'getMilestoneStatus', principal, { ref: sub.milestone_ref });
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
       log.warn({ code: err.code }, 'milestone status unavailable; summary skipped');

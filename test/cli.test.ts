@@ -227,7 +227,7 @@ describe('as a person types it', () => {
     expect(singular.code, singular.stderr).toBe(0);
     expect(singular.stdout).toBe(plural.stdout);
     const help = await tack(['--help']);
-    expect(help.stdout).toMatch(/^  milestones status <milestone>\s/m);
+    expect(help.stdout).toMatch(/^  milestones status <ref>\s/m);
     expect(help.stdout).not.toMatch(/^  milestone\s/m);
   });
 });

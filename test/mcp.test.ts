@@ -421,7 +421,7 @@ describe.each(transports)('editing over %s', (_name, connect) => {
     await t.api('POST', '/v1/milestones', { body: { ref: `ED${tag}1`, name: 'Old name' } });
     const renamed = await call(client, 'updateMilestone', { milestone: `ed${tag}1`, ref: `ED${tag}2`, name: 'New name', ends_on: null });
     expect(renamed).toMatchObject({ ref: `ED${tag}2`, name: 'New name', ends_on: null });
-    expect(await call(client, 'getMilestone', { milestone: `ED${tag}2` })).toEqual(renamed);
+    expect(await call(client, 'getMilestone', { ref: `ED${tag}2` })).toEqual(renamed);
     const fieldsOf = async (args: Record<string, unknown>) => {
       const bad = (await client.callTool({ name: 'updateMilestone', arguments: args })) as CallToolResult;
       expect(bad.isError).toBe(true);
@@ -429,7 +429,7 @@ describe.each(transports)('editing over %s', (_name, connect) => {
     };
     expect(await fieldsOf({ milestone: '', name: 'x' })).toEqual(['milestone']);
     expect(await fieldsOf({ milestone: `ED${tag}2`, ref: 'no spaces allowed' })).toEqual(['ref']);
-    const gone = (await client.callTool({ name: 'deleteMilestone', arguments: { milestone: `ED${tag}2` } })) as CallToolResult;
+    const gone = (await client.callTool({ name: 'deleteMilestone', arguments: { ref: `ED${tag}2` } })) as CallToolResult;
     expect(gone.isError).toBeFalsy();
     expect((await t.api('GET', `/v1/milestones/ED${tag}2`)).status).toBe(404);
   });

@@ -59,7 +59,7 @@ afterAll(async () => {
 });
 
 const questions = {
-  milestone: { path: '/v1/milestones/M3/status', cli: ['milestone', 'status', 'M3'], tool: 'getMilestoneStatus', args: { milestone: 'M3' } },
+  milestone: { path: '/v1/milestones/M3/status', cli: ['milestone', 'status', 'M3'], tool: 'getMilestoneStatus', args: { ref: 'M3' } },
   todos: { path: '/v1/todos?due=week&done=false', cli: ['todos', 'list', '--due', 'week', '--no-done'], tool: 'listTodos', args: { due: 'week', done: false } },
   snippet: { path: () => `/v1/snippets/${slug}`, cli: () => ['snippets', 'get', slug], tool: 'getSnippet', args: () => ({ id: slug }) },
 };

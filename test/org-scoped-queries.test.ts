@@ -96,7 +96,7 @@ it('names the organization in every statement on a tenant table, for every opera
   await call('getBoard', { id: 'scoped' });
   await call('createMilestone', { ref: 'S1', name: 'Scoped one', kind: 'sprint' });
   await call('listMilestones', {});
-  await call('getMilestone', { milestone: 'S1' });
+  await call('getMilestone', { ref: 'S1' });
   const card = await call('createCard', { board: 'scoped', title: 'Scoped card', milestone: 'S1', assignee_ids: [me.member.id], criteria: ['one'] });
   await call('moveCard', { id: card.ref, workflow_status: 'in_progress', assignee_ids: [member.id] });
   await call('getCard', { id: card.id });
@@ -113,7 +113,7 @@ it('names the organization in every statement on a tenant table, for every opera
   await call('createTodo', { title: 'personal, due today', due_on: rt.clock().toISOString().slice(0, 10) });
   await call('listTodos', { due: 'week' });
   await call('updateTodo', { id: todo.id, title: 'mirror, renamed', due_on: null });
-  await call('getMilestoneStatus', { milestone: 'S1' });
+  await call('getMilestoneStatus', { ref: 'S1' });
   await call(subscribeMilestoneOp, { ref: 'S1', channel_id: 'C0SCOPED', cadence: 'daily', tz: 'UTC' });
   await call('runJob', { name: 'milestone-summaries' });
   await call('runJob', { name: 'todo-reminders' });
@@ -129,7 +129,7 @@ it('names the organization in every statement on a tenant table, for every opera
   await call('deleteCriterion', { id: card.id, criterion_id: criterion.id });
   await call('deleteTodo', { id: todo.id });
   await call('updateMilestone', { milestone: 'S1', ref: 'S2', name: 'Scoped two' });
-  await call('deleteMilestone', { milestone: 'S2' });
+  await call('deleteMilestone', { ref: 'S2' });
   await call('deleteCard', { id: card.id });
   await call('deleteBoard', { id: 'scoped' });
   await call('deleteMember', { id: member.id });

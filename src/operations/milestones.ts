@@ -43,9 +43,8 @@ export const milestoneOperations = [
     path: '/milestones/{ref}/status',
     scope: 'read',
     params: milestoneStatusInput,
-    pathInput: { ref: 'milestone' },
     output: milestoneSchema.describe('The milestone with its counts: cards done and in total, criteria done and in total'),
-    run: (ctx, input) => getMilestoneStatus(ctx, { ref: input.milestone }),
+    run: (ctx, input) => getMilestoneStatus(ctx, input),
   }),
   defineOperation({
     name: 'getMilestone',
@@ -55,9 +54,8 @@ export const milestoneOperations = [
     path: '/milestones/{ref}',
     scope: 'read',
     params: milestoneStatusInput,
-    pathInput: { ref: 'milestone' },
     output: milestoneSchema,
-    run: (ctx, input) => getMilestoneStatus(ctx, { ref: input.milestone }),
+    run: (ctx, input) => getMilestoneStatus(ctx, input),
   }),
   defineOperation({
     name: 'updateMilestone',
@@ -67,8 +65,7 @@ export const milestoneOperations = [
     path: '/milestones/{ref}',
     scope: 'write',
     params: milestoneStatusInput,
-    // The body's `ref` is the new ref: the path's arrives as `milestone` (MCP, CLI, domain), the
-    // name every milestone operation gives the one it is about.
+    // The body's `ref` is the new ref: the path's arrives as `milestone` (MCP, CLI, domain).
     pathInput: { ref: 'milestone' },
     body: updateMilestoneInput.omit({ milestone: true }),
     output: milestoneSchema,
@@ -83,7 +80,6 @@ export const milestoneOperations = [
     path: '/milestones/{ref}',
     scope: 'write',
     params: deleteMilestoneInput,
-    pathInput: { ref: 'milestone' },
-    run: (ctx, input) => deleteMilestone(ctx, { ref: input.milestone }),
+    run: (ctx, input) => deleteMilestone(ctx, input),
   }),
 ];

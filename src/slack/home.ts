@@ -17,7 +17,7 @@ export async function homeData(caller: SlackCaller): Promise<HomeData> {
   ]);
   const milestones = await Promise.all(
     subscribed.refs.map((ref) =>
-      caller.call('getMilestoneStatus', { milestone: ref }).catch((err: unknown) => {
+      caller.call('getMilestoneStatus', { ref }).catch((err: unknown) => {
         // A subscription to a milestone deleted since: left out, as the summaries job skips it.
         if (err instanceof AppError && err.status === 404) return undefined;
         throw err;

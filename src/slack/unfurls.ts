@@ -45,7 +45,7 @@ async function unfurlOne(caller: SlackCaller, url: string, target: AppLink): Pro
       case 'card':
         return cardUnfurl(url, await caller.call('getCard', { id: target.key }));
       case 'milestone':
-        return milestoneUnfurl(url, await caller.call('getMilestoneStatus', { milestone: target.key }));
+        return milestoneUnfurl(url, await caller.call('getMilestoneStatus', { ref: target.key }));
       case 'snippet': {
         const snippet = await caller.call('getSnippet', { id: target.key });
         return snippet.visibility === 'private' ? undefined : snippetUnfurl(url, snippet);
