@@ -2,7 +2,8 @@ import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { addClientCommands } from '../src/cli/client-commands.js';
-import { commandPath } from '../src/cli/command-names.js';
+import { EXAMPLES } from '../src/cli/command-examples.js';
+import { commandPath, MORE_COMMANDS } from '../src/cli/command-names.js';
 import { requestFor } from '../src/cli/operation-request.js';
 import { parseOperationInput } from '../src/operations/operation-input.js';
 import { toolFor } from '../src/mcp/tools.js';
@@ -218,4 +219,43 @@ describe('generation from the table', () => {
     );
     expect(helpOf({ operations: [entry] }, ['cards', 'rename-label', '--help'])).toContain('Usage: tack cards rename-label [options] <label>');
   });
+
+  it('has examples for every command of the table, and each one parses as that command takes it', () => {
+    const manifest = describeOperations(operations);
+    const paths = operations.flatMap((op) => [commandPath(op.name, op.group), ...(MORE_COMMANDS[op.name] ?? []).map((m) => m.path)]).map((p) => p.join(' '));
+    expect(paths.filter((p) => !EXAMPLES[p])).toEqual([]);
+    expect(Object.keys(EXAMPLES).filter((p) => !paths.includes(p))).toEqual([]);
+    for (const [path, examples] of Object.entries(EXAMPLES)) {
+      for (const example of examples) {
+        const words = shellWords(example);
+        expect(words.slice(0, path.split(' ').length + 1), example).toEqual(['tack', ...path.split(' ')]);
+        // A program of its own for each example: commander keeps the values it parsed.
+        const program = new Command('tack').exitOverride();
+        addClientCommands(program, manifest);
+        const cmd = path.split(' ').reduce((c, name) => c.commands.find((sub) => sub.name() === name)!, program);
+        cmd.exitOverride();
+        const { operands, unknown } = cmd.parseOptions(words.slice(path.split(' ').length + 1));
+        expect(unknown, example).toEqual([]);
+        const args = cmd.registeredArguments;
+        expect(operands.length, example).toBeGreaterThanOrEqual(args.filter((a) => a.required).length);
+        expect(operands.length, example).toBeLessThanOrEqual(args.length);
+        operands.forEach((value, i) => {
+          const arg = args[i]!;
+          if (arg.argChoices) expect(arg.argChoices, example).toContain(value);
+          else (arg as unknown as { parseArg?: (v: string, p: unknown) => unknown }).parseArg?.(value, undefined);
+        });
+        for (const option of cmd.options.filter((o) => o.mandatory)) expect(cmd.getOptionValue(option.attributeName()), `${example}: ${option.long}`).toBeDefined();
+      }
+    }
+  });
 });
+
+/** The words a shell makes of a command line, up to a redirection: quotes kept together. */
+function shellWords(line: string): string[] {
+  const words: string[] = [];
+  for (const m of line.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)) {
+    if (m[3] === '<' || m[3] === '|') break;
+    words.push(m[1] ?? m[2] ?? m[3]!);
+  }
+  return words;
+}

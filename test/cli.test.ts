@@ -49,7 +49,7 @@ describe('help', () => {
     const res = await tack(['--help']);
     expect(res.code).toBe(0);
     for (const op of operations) expect(res.stdout).toMatch(new RegExp(`^  ${commandPath(op.name, op.group).join(' ')}\\b`, 'm'));
-    for (const word of ['login', 'logout', 'mcp', 'serve', 'migrate', 'TACK_URL', 'TACK_TOKEN', 'Exit codes']) {
+    for (const word of ['login', 'logout', 'mcp', 'serve', 'migrate', 'api', 'completion', 'TACK_URL', 'TACK_TOKEN', 'TACK_TIMEOUT', 'Exit codes', 'Examples:']) {
       expect(res.stdout).toContain(word);
     }
   });
@@ -290,7 +290,7 @@ describe('editing from the command line', () => {
     await json(['milestones', 'create', '--ref', 'CL1', '--name', 'Sprnt', '--ends-on', '2026-09-30']);
     expect(await json(['milestones', 'update', 'cl1', '--ref', 'CL2', '--name', 'Sprint', '--no-ends-on'])).toMatchObject({ ref: 'CL2', name: 'Sprint', ends_on: null });
     expect(await json(['milestones', 'get', 'CL2'])).toMatchObject({ ref: 'CL2' });
-    const card = await json(['cards', 'create', '--board', 'cli', '--title', 'From the CLI', '--criteria', 'a,b,c', '--milestone', 'CL2']);
+    const card = await json(['cards', 'create', '--board', 'cli', '--title', 'From the CLI', '--criteria', 'a', '--criteria', 'b', '--criteria', 'c', '--milestone', 'CL2']);
     expect((await json(['cards', 'list', '--milestone', 'CL2'])).data.map((c: { id: string }) => c.id)).toEqual([card.id]);
 
     const criteria = (await json(['criteria', 'list', card.ref])).data;
@@ -435,6 +435,8 @@ describe('write retries', () => {
       const elapsed = Date.now() - started;
       expect(res.code, res.stderr).toBe(0);
       expect(JSON.parse(res.stdout).name).toBe('retried once');
+      // The wait is said, not silent: the 429's Retry-After, and how to stop.
+      expect(res.stderr).toContain('tack: rate limited, retrying in 1 s; Ctrl-C to stop');
       const posts = proxy.seen.filter((s) => s.method === 'POST');
       expect(posts).toHaveLength(3);
       expect(posts[0]!.key).toMatch(/^[0-9a-f-]{36}$/);

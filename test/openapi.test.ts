@@ -1,6 +1,8 @@
 import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../src/operations/index.js';
+import { VERSION } from '../src/version.js';
 import { checkAnswer } from './helpers/openapi-conformance.js';
 import { answered, startTestServer, type TestServer } from './helpers/server.js';
 import { signIn } from './helpers/web.js';
@@ -18,6 +20,15 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/** Calls `visit` on every object of a parsed JSON document, with its JSON pointer. */
+function walk(node: any, path: string, visit: (node: any, path: string) => void): void {
+  if (Array.isArray(node)) node.forEach((n, i) => walk(n, `${path}/${i}`, visit));
+  else if (node !== null && typeof node === 'object') {
+    visit(node, path);
+    for (const [key, value] of Object.entries(node)) walk(value, `${path}/${key}`, visit);
+  }
+}
 const entryOf = (op: { path: string; method: string }) => doc.paths[op.path][op.method.toLowerCase()];
 const deref = (node: any) => (node?.$ref ? node.$ref.split('/').slice(1).reduce((n: any, k: string) => n[k], doc) : node);
 
@@ -28,7 +39,21 @@ describe('GET /v1/openapi.json', () => {
     expect(doc.info.version).toEqual(expect.any(String));
     expect(doc.info.license.name).toEqual(expect.any(String));
     expect(doc.info.contact.name).toEqual(expect.any(String));
-    expect(doc.servers).toEqual([expect.objectContaining({ url: '/v1' })]);
+  });
+
+  it('names the server by its absolute URL (APP_URL), and the version the server itself reports', async () => {
+    // A generator or a validating proxy reads this as it is: a relative `/v1` needed a hand edit.
+    expect(doc.servers).toEqual([expect.objectContaining({ url: `${t.url}/v1` })]);
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(doc.info.version).toBe(VERSION);
+    expect(pkg.version).toBe(VERSION);
+    const withAppUrl = await startTestServer({ APP_URL: 'https://tack.example.com/' });
+    try {
+      const res = await withAppUrl.api('GET', '/v1/openapi.json', { token: null });
+      expect(res.body.servers).toEqual([expect.objectContaining({ url: 'https://tack.example.com/v1' })]);
+    } finally {
+      await withAppUrl.close();
+    }
   });
 
   it('has exactly one operationId per operation in the table, at its method and path, and one for itself', () => {
@@ -118,13 +143,62 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('writes dates as format: date and moments as format: date-time', () => {
-    const card = entryOf(operations.find((op) => op.name === 'getCard')!).responses['200'].content['application/json'].schema;
+    const card = deref(entryOf(operations.find((op) => op.name === 'getCard')!).responses['200'].content['application/json'].schema);
     expect(card.properties.due_on).toEqual({ type: ['string', 'null'], format: 'date' });
     expect(card.properties.created_at).toEqual({ type: 'string', format: 'date-time' });
     const milestone = entryOf(operations.find((op) => op.name === 'createMilestone')!).requestBody.content['application/json'].schema;
     expect(milestone.properties.ends_on).toEqual({ type: 'string', format: 'date' });
-    const todo = entryOf(operations.find((op) => op.name === 'createTodo')!).requestBody.content['application/json'].schema;
-    expect(todo.properties.due_on.anyOf).toEqual([{ format: 'date' }, { enum: ['today', 'tomorrow'] }]);
+  });
+
+  it('gives every branch of a union its own type: a due date is a date or today/tomorrow, both strings, and null where it clears', () => {
+    const body = (name: string) => entryOf(operations.find((op) => op.name === name)!).requestBody.content['application/json'].schema;
+    const dueOn = [{ type: 'string', format: 'date' }, { type: 'string', enum: ['today', 'tomorrow'] }];
+    expect(body('createTodo').properties.due_on).toEqual({ description: expect.any(String), anyOf: dueOn });
+    expect(body('createCard').properties.due_on.anyOf).toEqual(dueOn);
+    expect(body('updateTodo').properties.due_on).toEqual({ description: expect.stringContaining('null clears it'), anyOf: [...dueOn, { type: 'null' }] });
+    expect(body('moveCard').properties.due_on.anyOf).toEqual([...dueOn, { type: 'null' }]);
+    // Anywhere in the document: no branch without a type (or a reference), no union directly in a union.
+    const untyped: string[] = [];
+    walk(doc, '', (node, path) => {
+      for (const key of ['anyOf', 'oneOf']) {
+        for (const [i, branch] of (Array.isArray(node[key]) ? node[key] : []).entries()) {
+          if (branch.type === undefined && branch.$ref === undefined) untyped.push(`${path}/${key}/${i}`);
+        }
+      }
+    });
+    expect(untyped).toEqual([]);
+  });
+
+  it('bounds no integer by the safe-integer range (zod writes ±2^53 - 1 on every int)', () => {
+    const bounds: string[] = [];
+    walk(doc, '', (node, path) => {
+      for (const key of ['minimum', 'maximum']) if (Math.abs(Number(node[key])) >= Number.MAX_SAFE_INTEGER) bounds.push(`${path}/${key}`);
+    });
+    expect(bounds).toEqual([]);
+  });
+
+  it('describes each resource once, by name, and every answer refers to it', () => {
+    const names = ['Me', 'Organization', 'Member', 'Token', 'CreatedToken', 'Snippet', 'SnippetVersion', 'SnippetLink', 'Board', 'Card', 'CardMoves', 'Criterion', 'Todo', 'Milestone', 'JobResult', 'Session', 'SigninLink'];
+    expect(Object.keys(doc.components.schemas).sort()).toEqual([...names, 'Error', 'FieldError'].sort());
+    const inline: string[] = [];
+    for (const op of operations.filter((o) => o.output)) {
+      const schema = entryOf(op).responses[String(op.status)].content['application/json'].schema;
+      // The answer is a resource, or a page of one: `{data: [<resource>], next_cursor}`.
+      const named = schema.$ref ?? (schema.properties?.data?.items?.$ref as string | undefined);
+      if (!named?.startsWith('#/components/schemas/')) inline.push(`${op.name}: ${JSON.stringify(schema).slice(0, 120)}`);
+    }
+    // An operation answering with a schema not named in src/operations/resources.ts is listed here.
+    expect(inline).toEqual([]);
+    const refs = new Map<string, number>();
+    walk(doc, '', (node) => {
+      if (typeof node.$ref === 'string' && node.$ref.startsWith('#/components/schemas/')) refs.set(node.$ref, (refs.get(node.$ref) ?? 0) + 1);
+    });
+    expect(refs.get('#/components/schemas/Card')).toBe(4);
+    expect(refs.get('#/components/schemas/Todo')).toBe(5);
+    expect(refs.get('#/components/schemas/Member')).toBe(4);
+    for (const name of names) expect(refs.get(`#/components/schemas/${name}`), name).toBeGreaterThan(0);
+    // The card's fields are written once: only its component has them (a property and a required name).
+    expect(JSON.stringify(doc).match(/"board_id"/g)).toHaveLength(2);
   });
 
   it('leaves out the routes that are not operations', () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { VERSION } from '../version.js';
 import type { ClientTarget } from './client-env.js';
 
 /** The error body every /v1 error carries (api-v1 part 7). */
@@ -48,9 +49,24 @@ export interface ApiClientOptions {
   /** Time limit of one attempt. */
   timeoutMs?: number;
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * Whether a 429 is waited out and retried (a person at a command line, told so by `onWait`)
+   * or answered at once as the error it is (`tack mcp`: the agent decides, and the call that
+   * hit the limit says so).
+   */
+  retryRateLimited?: boolean;
+  /** Told before each wait for a retry that the server asked for (429, 503), with how long. */
+  onWait?: (wait: RetryWait) => void;
 }
 
-const USER_AGENT = 'tack-cli/0.1.0';
+/** A retry the client is about to wait for. */
+export interface RetryWait {
+  status: number;
+  code: string;
+  ms: number;
+}
+
+const USER_AGENT = `tack-cli/${VERSION}`;
 const BASE_DELAY_MS = 250;
 const MAX_DELAY_MS = 8_000;
 const MAX_RETRY_AFTER_MS = 60_000;
@@ -67,11 +83,15 @@ export class ApiClient {
   readonly #maxAttempts: number;
   readonly #timeoutMs: number;
   readonly #sleep: (ms: number) => Promise<void>;
+  readonly #retryRateLimited: boolean;
+  readonly #onWait: ((wait: RetryWait) => void) | undefined;
 
   constructor(readonly target: ClientTarget, options: ApiClientOptions = {}) {
     this.#maxAttempts = options.maxAttempts ?? 5;
     this.#timeoutMs = options.timeoutMs ?? target.timeoutMs ?? 60_000;
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.#retryRateLimited = options.retryRateLimited ?? true;
+    this.#onWait = options.onWait;
   }
 
   async request(req: ApiRequest): Promise<ApiResponse> {
@@ -114,8 +134,10 @@ export class ApiClient {
       const { status, text } = res;
       if (status >= 200 && status < 300) return { status, text, json: text ? parseJson(text) : undefined, headers: res.headers };
       const envelope = envelopeOf(status, res.headers, text);
-      if (!last && retryable(status, envelope.code)) {
-        await this.#sleep(retryAfter(header(res.headers, 'retry-after')) ?? backoff(attempt));
+      if (!last && retryable(status, envelope.code) && (status !== 429 || this.#retryRateLimited)) {
+        const asked = retryAfter(header(res.headers, 'retry-after'));
+        if (asked !== undefined) this.#onWait?.({ status, code: envelope.code, ms: asked });
+        await this.#sleep(asked ?? backoff(attempt));
         continue;
       }
       throw new ApiError(envelope);

@@ -129,3 +129,19 @@ export function mcpTarget(env: NodeJS.ProcessEnv = process.env): ClientTarget {
   }
   return { url: env.TACK_URL ? normalizeUrl(env.TACK_URL) : DEFAULT_URL, token, timeoutMs: clientTimeoutMs(env) };
 }
+
+/** Which tools `tack mcp` offers (of those its token can call). */
+export interface McpToolChoice {
+  /** `TACK_MCP_TOOLSETS`: the groups of tools offered (getMe always); all when unset. */
+  toolsets?: string[] | undefined;
+  /** `TACK_MCP_READ_ONLY=1`: the read tools only, whatever the token may do. */
+  readOnly: boolean;
+}
+
+export function mcpToolChoice(env: NodeJS.ProcessEnv = process.env): McpToolChoice {
+  const raw = env.TACK_MCP_TOOLSETS?.trim();
+  const toolsets = raw ? raw.split(',').map((s) => s.trim().toLowerCase()).filter((s) => s.length > 0) : undefined;
+  const readOnly = env.TACK_MCP_READ_ONLY?.trim().toLowerCase() ?? '';
+  if (!['', '0', '1', 'true', 'false'].includes(readOnly)) throw new CliError(`TACK_MCP_READ_ONLY is 1 (read tools only) or 0, not "${env.TACK_MCP_READ_ONLY}"`, EXIT.usage);
+  return { toolsets, readOnly: readOnly === '1' || readOnly === 'true' };
+}

@@ -62,6 +62,27 @@ export const POSITIONAL_FIELDS: Record<string, readonly string[]> = {
   moveCard: ['workflow_status'],
 };
 
+/**
+ * More commands for one operation, under other words. `moveCard` changes anything about a
+ * card: `tack cards move ENG-42 done` says it one way, `tack cards update ENG-42 --title …`
+ * the way every other resource does (as `gh issue edit` and `stripe customers update`).
+ */
+export const MORE_COMMANDS: Record<string, readonly { path: readonly string[]; positional: readonly string[]; summary: string }[]> = {
+  moveCard: [{ path: ['cards', 'update'], positional: [], summary: "Change a card's title, status, due date, milestone or assignees; done on a gated board needs a human" }],
+};
+
+/**
+ * The flags of a field where its API name is not the word to show, so one thing has one word
+ * on every command: the first is the one help shows, the others are taken too. A card's state
+ * is `--status` when listing cards and when changing one (the API names the filter `status`
+ * and the field `workflow_status`), and `--workflow-status` works on both. A field not listed
+ * here has one flag, its own name.
+ */
+export const OPTION_FLAGS: Record<string, Readonly<Record<string, readonly string[]>>> = {
+  listCards: { status: ['status', 'workflow-status'] },
+  moveCard: { workflow_status: ['status', 'workflow-status'] },
+};
+
 /** One line of help for each group; a group not listed here gets a generic line. */
 export const GROUP_DESCRIPTIONS: Record<string, string> = {
   me: 'who the token belongs to',

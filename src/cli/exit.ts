@@ -1,4 +1,4 @@
-/** Exit codes of `tack`: scripts may rely on them. */
+/** Exit codes of `tack`: scripts may rely on them (as gh's: 2 is also a cancelled delete). */
 export const EXIT = {
   ok: 0,
   error: 1,
@@ -15,6 +15,8 @@ export class CliError extends Error {
     readonly exitCode: ExitCode = EXIT.error,
     /** Further lines (field errors, the request id). */
     readonly details: readonly string[] = [],
+    /** The `code` of its `--json` envelope, where the exit code does not say it (`cancelled`). */
+    readonly code?: string,
   ) {
     super(message);
     this.name = 'CliError';

@@ -1,7 +1,8 @@
-import { ApiClient, ApiError } from './api-client.js';
+import { ApiError } from './api-client.js';
 import { DEFAULT_URL, normalizeUrl, storeLogin } from './client-env.js';
 import { CliError, EXIT, exitWith } from './exit.js';
 import { cliErrorOf } from './run-operation.js';
+import { terminalClient } from './terminal-client.js';
 
 interface Me {
   member: { name: string; role: string };
@@ -15,7 +16,7 @@ export async function login(urlOption: string | undefined): Promise<void> {
     const url = normalizeUrl(urlOption ?? process.env.TACK_URL ?? DEFAULT_URL);
     const token = (await readToken()).trim();
     if (token.length === 0) throw new CliError('no token given', EXIT.usage);
-    const client = new ApiClient({ url, token });
+    const client = terminalClient({ url, token });
     let me: Me;
     try {
       me = (await client.request({ method: 'GET', path: '/me' })).json as Me;

@@ -1,6 +1,8 @@
-import { Command } from 'commander';
+import { Argument, Command } from 'commander';
 import { VERSION } from '../version.js';
+import { apiCommand } from './api-command.js';
 import { addClientCommands, RESOURCES_HEADING } from './client-commands.js';
+import { complete, completionLines, completionScript, SHELLS, type Shell } from './completion.js';
 import { exitWith } from './exit.js';
 import { loginCommand, logoutCommand, signinLinkCommand } from './login-commands.js';
 import { loadManifest } from './manifest-file.js';
@@ -39,19 +41,48 @@ const program = new Command()
   });
 
 program.commandsGroup(RESOURCES_HEADING);
-addClientCommands(program, await loadManifest());
+const manifest = await loadManifest();
+addClientCommands(program, manifest);
 listEveryCommand(program, RESOURCES_HEADING);
 
 program.commandsGroup('Client:');
 program.addCommand(loginCommand().copyInheritedSettings(program));
 program.addCommand(logoutCommand().copyInheritedSettings(program));
 program.addCommand(signinLinkCommand().copyInheritedSettings(program));
+program.addCommand(apiCommand().copyInheritedSettings(program));
 program
   .command('mcp')
-  .description('serve every operation as an MCP tool over stdio (for agents), calling /v1 with TACK_TOKEN')
+  .description('serve the operations as MCP tools over stdio (for agents), calling /v1 with TACK_TOKEN')
+  .addHelpText(
+    'after',
+    `
+It lists only the tools the token can use (a read-only token sees the read tools), narrowed by:
+  TACK_MCP_TOOLSETS   groups of tools to offer, comma-separated, of: ${[...new Set(manifest.operations.map((op) => op.group))].join(', ')}
+                      (getMe is always offered)
+  TACK_MCP_READ_ONLY  1: offer the read tools only, whatever the token may do
+
+Examples:
+  TACK_TOKEN=tack_live_… tack mcp
+  TACK_MCP_TOOLSETS=cards,criteria,todos TACK_MCP_READ_ONLY=1 tack mcp`,
+  )
   .action(async () => {
     const { runStdioServer } = await import('../mcp/stdio.js');
     await runStdioServer();
+  });
+program
+  .command('completion')
+  .description('print the shell completion script for bash, zsh or fish')
+  .addArgument(new Argument('<shell>', 'the shell that runs it').choices(SHELLS))
+  .addHelpText(
+    'after',
+    `
+Examples:
+  echo 'eval "$(tack completion bash)"' >> ~/.bashrc
+  echo 'eval "$(tack completion zsh)"' >> ~/.zshrc
+  tack completion fish > ~/.config/fish/completions/tack.fish`,
+  )
+  .action((shell: Shell) => {
+    process.stdout.write(completionScript(shell));
   });
 
 program.commandsGroup('Server:');
@@ -66,17 +97,35 @@ program.addHelpText(
 Environment (client commands):
   TACK_URL         the server (default http://127.0.0.1:3000, or the one \`tack login\` stored)
   TACK_TOKEN       the API token (default: the one \`tack login\` stored for that server)
+  TACK_TIMEOUT     seconds to wait for an answer before trying once more (default 60)
   XDG_CONFIG_HOME  where \`tack login\` keeps tack/config.json (default ~/.config)
 
 Output: tables by default; --json prints the response as the API sent it on stdout, and an
 error as the API's error envelope (one JSON line) on stderr; --all follows next_cursor
-through every page. Exit codes: 0 success, 1 error, 2 usage, 4 authentication.`,
+through every page. Deletes ask first on a terminal (--yes skips it). Rate limited, a
+command says so on stderr and retries when the server allows. Exit codes: 0 success,
+1 error, 2 usage (or a delete you declined), 4 authentication.
+
+Examples:
+  tack login --url https://tack.example.com
+  tack cards list --board eng --assignee me
+  tack cards update ENG-42 --status in_review
+  tack todos add "Review ENG-42" --due-on tomorrow
+  tack api GET /me
+  eval "$(tack completion bash)"`,
 );
 
 hintUsage(program, 'tack');
 
-try {
-  await program.parseAsync(process.argv);
-} catch (err) {
-  exitWith(err);
+const args = process.argv.slice(2);
+if (args[0] === '__complete') {
+  // What the completion scripts run at each Tab: the candidates for the words typed so far,
+  // read as they are (not parsed as this command's own options).
+  process.stdout.write(completionLines(complete(program, args.length > 1 ? args.slice(1) : [''])));
+} else {
+  try {
+    await program.parseAsync(process.argv);
+  } catch (err) {
+    exitWith(err);
+  }
 }

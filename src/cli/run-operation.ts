@@ -1,9 +1,11 @@
-import { ApiClient, ApiError, type ApiResponse, type ErrorEnvelope } from './api-client.js';
+import { ApiError, type ApiClient, type ApiResponse, type ErrorEnvelope } from './api-client.js';
 import type { ParsedCall } from './client-commands.js';
 import { clientTarget } from './client-env.js';
+import { confirmOnTerminal } from './confirm.js';
 import { CliError, EXIT, exitWith, exitWithEnvelope, type ExitCode } from './exit.js';
 import { requestFor } from './operation-request.js';
 import { renderObject, renderTable } from './render.js';
+import { terminalClient } from './terminal-client.js';
 
 interface Page {
   data: Record<string, unknown>[];
@@ -16,8 +18,9 @@ const ALL_PAGE_SIZE = 100;
 /** Runs one client command: calls `/v1`, prints the answer, exits with the right code. */
 export async function runOperation(call: ParsedCall): Promise<void> {
   try {
-    const client = new ApiClient(clientTarget());
+    const client = terminalClient(clientTarget());
     const input = await readStdinFields(call.input);
+    if (call.confirm !== undefined && !(await confirmOnTerminal(call.confirm))) throw new CliError('cancelled: nothing was deleted', EXIT.usage, [], 'cancelled');
     if (call.all && call.entry.list) {
       const rows = await allPages(client, call, input);
       write(call.json ? `${JSON.stringify({ data: rows })}\n` : renderTable(rows, call.entry.group));
@@ -102,7 +105,7 @@ export function cliErrorOf(err: ApiError): CliError {
   return new CliError(message, exitCodeOf(err), details);
 }
 
-function exitCodeOf(err: unknown): ExitCode {
+export function exitCodeOf(err: unknown): ExitCode {
   if (err instanceof ApiError) return err.status === 401 ? EXIT.auth : EXIT.error;
   return err instanceof CliError ? err.exitCode : EXIT.error;
 }
@@ -111,10 +114,10 @@ function exitCodeOf(err: unknown): ExitCode {
  * With `--json`, an error is the /v1 envelope too: the server's as it sent it, or one made
  * here for what failed before an answer (no token, server unreachable: `http_status` 0).
  */
-function envelopeOf(err: unknown): ErrorEnvelope {
+export function envelopeOf(err: unknown): ErrorEnvelope {
   if (err instanceof ApiError) return err.envelope;
   if (err instanceof CliError) {
-    const code = err.exitCode === EXIT.auth ? 'unauthorized' : err.exitCode === EXIT.usage ? 'usage_error' : 'client_error';
+    const code = err.code ?? (err.exitCode === EXIT.auth ? 'unauthorized' : err.exitCode === EXIT.usage ? 'usage_error' : 'client_error');
     return { code, http_status: 0, user_message: err.message };
   }
   return { code: 'client_error', http_status: 0, user_message: err instanceof Error ? err.message : String(err) };

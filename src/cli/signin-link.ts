@@ -1,7 +1,8 @@
-import { ApiClient, ApiError } from './api-client.js';
+import { ApiError } from './api-client.js';
 import { clientTarget } from './client-env.js';
 import { exitWith } from './exit.js';
 import { cliErrorOf } from './run-operation.js';
+import { terminalClient } from './terminal-client.js';
 
 export interface SigninLinkOptions {
   member?: string;
@@ -15,7 +16,7 @@ export interface SigninLinkOptions {
  */
 export async function printSigninLink(options: SigninLinkOptions): Promise<void> {
   try {
-    const client = new ApiClient(clientTarget());
+    const client = terminalClient(clientTarget());
     const memberId = options.member ?? ((await client.request({ method: 'GET', path: '/me' })).json as { member: { id: string } }).member.id;
     const res = await client.request({ method: 'POST', path: `/members/${encodeURIComponent(memberId)}/signin-links` });
     if (options.json) {

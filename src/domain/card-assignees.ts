@@ -1,15 +1,29 @@
 import { z } from 'zod';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import type { Principal } from './context.js';
 import { notFound } from './errors.js';
 import { id } from './fields.js';
 
-/** Member ids, each at most once; the order given is the order shown. */
+/** The word for the caller wherever a member id is taken, as `listCards` takes `assignee=me`. */
+export const ME = 'me';
+
+/** Member ids (or `me`), each at most once; the order given is the order shown. */
 export const assigneeIds = z
-  .array(id('mem'))
+  .array(z.union([z.literal(ME), id('mem')]))
   .max(50, 'must have at most 50 assignees')
   .transform((ids) => [...new Set(ids)])
-  .describe('Member ids');
+  .describe('Member ids; `me` is you');
+
+/** The member a member id or `me` names. */
+export function memberIdOf(principal: Pick<Principal, 'memberId'>, memberId: string): string {
+  return memberId === ME ? principal.memberId : memberId;
+}
+
+/** The member ids `ids` names (`me` as the caller's own), each at most once, in the order given. */
+export function assigneesOf(principal: Pick<Principal, 'memberId'>, ids: readonly string[]): string[] {
+  return [...new Set(ids.map((memberId) => memberIdOf(principal, memberId)))];
+}
 
 /** Every id must be a member of the organization; 404 `member_not_found` otherwise. */
 export async function requireMembers(db: Kysely<Database>, orgId: string, ids: string[]): Promise<void> {

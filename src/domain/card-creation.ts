@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { sql } from 'kysely';
 import { boardKey } from './boards.js';
-import { assigneeIds, requireMembers, setAssignees } from './card-assignees.js';
+import { assigneeIds, assigneesOf, requireMembers, setAssignees } from './card-assignees.js';
 import { moveRefusal } from './card-moves.js';
 import { cardTitle, loadCard, type Card } from './cards.js';
 import type { Ctx } from './context.js';
@@ -42,7 +42,7 @@ export const createCardInput = z.object({
 export async function createCard(ctx: Ctx, input: z.infer<typeof createCardInput>): Promise<Card> {
   const orgId = ctx.principal.orgId;
   const milestoneId = input.milestone === undefined ? null : await findMilestoneId(ctx.db, orgId, input.milestone);
-  const assignees = input.assignee_ids ?? [];
+  const assignees = assigneesOf(ctx.principal, input.assignee_ids ?? []);
   await requireMembers(ctx.db, orgId, assignees);
   const { byId, value } = keyLookup(input.board, 'brd');
   const board = await ctx.db

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Updateable } from 'kysely';
 import type { CardsTable } from '../db/schema.js';
-import { assigneeIds, requireMembers, setAssignees } from './card-assignees.js';
+import { assigneeIds, assigneesOf, requireMembers, setAssignees } from './card-assignees.js';
 import { findCard } from './card-refs.js';
 import { cardKey, cardKeyInput, cardTitle, loadCard, type Card } from './cards.js';
 import { WORKFLOW_STATUSES, type WorkflowStatus } from './vocabulary.js';
@@ -18,7 +18,7 @@ export const moveCardInput = z.object({
   title: cardTitle.optional(),
   due_on: dueDate.nullable().optional().describe('A date as YYYY-MM-DD, or today or tomorrow in your time zone; null clears it'),
   milestone: key('milestone').nullable().optional().describe('Milestone ref; null takes the card out'),
-  assignee_ids: assigneeIds.optional().describe('Replaces the assignees'),
+  assignee_ids: assigneeIds.optional().describe('Replaces the assignees: member ids; `me` is you'),
 });
 
 export const gatedMoveRequiresHuman = () =>
@@ -89,8 +89,9 @@ export async function moveCard(ctx: Ctx, input: z.infer<typeof moveCardInput>): 
     patch.milestone_id = input.milestone === null ? null : await findMilestoneId(ctx.db, orgId, input.milestone);
   }
   if (input.assignee_ids !== undefined) {
-    await requireMembers(ctx.db, orgId, input.assignee_ids);
-    await setAssignees(ctx.db, orgId, card.id, input.assignee_ids, true);
+    const assignees = assigneesOf(ctx.principal, input.assignee_ids);
+    await requireMembers(ctx.db, orgId, assignees);
+    await setAssignees(ctx.db, orgId, card.id, assignees, true);
   }
   await ctx.db
     .updateTable('cards')

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { QueryTemplate } from '../db/query-template.js';
 import { WORKFLOW_STATUSES, type WorkflowStatus } from './vocabulary.js';
 import { boardKey, boardsByKey, findBoard } from './boards.js';
+import { ME, memberIdOf } from './card-assignees.js';
 import { cardJson, cardsJoined, cardsWithDetails } from './card-query.js';
 import { findCard, formatCardRef } from './card-refs.js';
 import type { Ctx } from './context.js';
@@ -39,7 +40,7 @@ export const listCardsInput = z.object({
   board: boardKey.optional(),
   status: z.enum(WORKFLOW_STATUSES).optional(),
   assignee: z
-    .union([z.literal('me'), id('mem')])
+    .union([z.literal(ME), id('mem')])
     .optional()
     .describe('`me` or a member id'),
   milestone: milestoneKey.optional(),
@@ -117,7 +118,7 @@ export async function listCards(ctx: Ctx, input: z.infer<typeof listCardsInput>)
   }
   const board = input.board === undefined ? undefined : keyLookup(input.board, 'brd');
   const milestone = input.milestone === undefined ? undefined : keyLookup(input.milestone, 'ms');
-  const assignee = input.assignee === 'me' ? ctx.principal.memberId : (input.assignee ?? null);
+  const assignee = input.assignee === undefined ? null : memberIdOf(ctx.principal, input.assignee);
   const status = input.status ?? null;
   const limit = pageLimit(input);
   const shape: CardListShape = {

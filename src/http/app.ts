@@ -269,7 +269,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   app.addHook('onClose', async () => limiter.close());
 
-  registerOpenApi(app, operations);
+  registerOpenApi(app, operations, () => runtime.appUrl!);
   registerHealth(app, deps);
   registerOperationRoutes(app, operations, runtime);
   registerPublicLinks(app, { db: deps.db, publicBaseUrl: deps.config.publicBaseUrl });

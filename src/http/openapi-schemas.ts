@@ -1,41 +1,48 @@
-import { z } from 'zod';
+import { isDeepStrictEqual } from 'node:util';
+import type { z } from 'zod';
+import { jsonSchema, type JsonSchema } from '../operations/json-schema.js';
+import { resources } from '../operations/resources.js';
 
-export type JsonSchema = Record<string, unknown>;
+export type { JsonSchema };
+
+const DEFS = '#/$defs/';
+const COMPONENTS = '#/components/schemas/';
 
 /**
- * A zod schema as OpenAPI 3.1 (JSON Schema 2020-12). Outputs follow tack's naming rule
- * for dates: a `…_on` field is a calendar date (`format: date`), a `…_at` field a moment
- * (`format: date-time`), so every operation, new ones included, documents its dates alike;
- * the conformance test checks the real responses against these formats.
+ * The schemas of one OpenAPI document: each operation's as OpenAPI 3.1 (JSON Schema 2020-12,
+ * jsonSchema's rules), with every resource of `resources.ts` written once, here, and
+ * referenced from wherever it appears.
  */
-export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
-  delete json.$schema;
-  return annotate(json, undefined, io === 'output');
+export class SchemaComponents {
+  readonly schemas: Record<string, JsonSchema> = {};
+
+  /** A request (inline, as generators name a body after its operation) or a response (resources as `$ref`s). */
+  schemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+    if (io === 'input') return jsonSchema(schema, 'input');
+    const { $defs, ...json } = jsonSchema(schema, 'output', { names: resources });
+    for (const [name, def] of Object.entries(($defs ?? {}) as Record<string, JsonSchema>)) this.#add(name, toComponents(def));
+    const out = toComponents(json);
+    // A `.describe()`d resource (`The milestone with its counts`): the response says it already.
+    if (typeof out.$ref === 'string') delete out.description;
+    return out;
+  }
+
+  #add(name: string, schema: JsonSchema): void {
+    const known = this.schemas[name];
+    if (known !== undefined && !isDeepStrictEqual(known, schema)) throw new Error(`Two different schemas are both named ${name} in the OpenAPI document`);
+    this.schemas[name] = schema;
+  }
 }
 
-const DATE_FIELD = /_on$/;
-const TIMESTAMP_FIELD = /_at$/;
-// zod writes its date regexes next to the format; the format is the contract, the regex is noise.
-const FORMATS_WITHOUT_PATTERN = new Set(['date', 'date-time']);
-
-function annotate(schema: JsonSchema, name: string | undefined, byName: boolean): JsonSchema {
-  const out: JsonSchema = { ...schema };
-  const isString = out.type === 'string' || (Array.isArray(out.type) && out.type.includes('string'));
-  if (byName && isString && out.format === undefined && name !== undefined) {
-    if (DATE_FIELD.test(name)) out.format = 'date';
-    else if (TIMESTAMP_FIELD.test(name)) out.format = 'date-time';
+/** zod's `#/$defs/Card` as the document's `#/components/schemas/Card`. */
+function toComponents<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(toComponents) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    out[key] = key === '$ref' && typeof v === 'string' && v.startsWith(DEFS) ? COMPONENTS + v.slice(DEFS.length) : toComponents(v);
   }
-  if (typeof out.format === 'string' && FORMATS_WITHOUT_PATTERN.has(out.format)) delete out.pattern;
-  if (isRecord(out.properties)) {
-    out.properties = Object.fromEntries(Object.entries(out.properties).map(([key, value]) => [key, isRecord(value) ? annotate(value, key, byName) : value]));
-  }
-  if (isRecord(out.items)) out.items = annotate(out.items, undefined, byName);
-  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
-    const list = out[key];
-    if (Array.isArray(list)) out[key] = list.map((s: unknown) => (isRecord(s) ? annotate(s, name, byName) : s));
-  }
-  return out;
+  return out as T;
 }
 
 function isRecord(value: unknown): value is JsonSchema {

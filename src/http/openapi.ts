@@ -4,9 +4,9 @@ import type { Operation } from '../operations/operation.js';
 import { refuseAnyQuery } from '../operations/input-validation.js';
 import { DOCUMENT_ERROR_STATUSES, errorResponseRefs, errorResponses, errorStatuses, headers, idempotencyKey, responseHeaders, schemas } from './openapi-errors.js';
 import { SESSION_COOKIE } from './session-cookie.js';
-import { fieldsOf, jsonSchema } from './openapi-schemas.js';
-
-export const API_VERSION = '0.9.0-beta';
+import { fieldsOf, SchemaComponents } from './openapi-schemas.js';
+import { jsonSchema } from '../operations/json-schema.js';
+import { VERSION } from '../version.js';
 
 type Group = Operation['group'];
 
@@ -31,16 +31,21 @@ const DOCUMENT_TAG = { name: 'openapi', description: 'This document, for generat
 
 /**
  * The OpenAPI 3.1 document of `/v1`, built from the operation table: every operation with
- * its parameters, body, success and every error it can answer (openapi-errors.ts), the
- * headers, and the bearer scheme. Nothing in it is written per operation. It describes its
- * own address too (`getOpenApiDocument`), so a proxy validating against it lets that request
- * through; that one is not in the table, so it is no MCP tool or CLI command.
+ * its parameters, body, success and every error it can answer (openapi-errors.ts), each
+ * resource it answers with once under its name (`components.schemas`), the headers, and the
+ * bearer scheme. Nothing in it is written per operation. It describes its own address too
+ * (`getOpenApiDocument`), so a proxy validating against it lets that request through; that
+ * one is not in the table, so it is no MCP tool or CLI command.
+ *
+ * `appUrl` (APP_URL) makes `servers` absolute, so a generator or a validating proxy needs no
+ * hand edit; `info.version` is the server's own version.
  */
-export function openApiDocument(ops: readonly Operation[]): OpenAPIV3_1.Document {
+export function openApiDocument(ops: readonly Operation[], appUrl: string): OpenAPIV3_1.Document {
   const paths: OpenAPIV3_1.PathsObject = {};
+  const components = new SchemaComponents();
   for (const op of ops) {
     const item = (paths[op.path] ??= {}) as Record<string, OpenAPIV3_1.OperationObject>;
-    item[op.method.toLowerCase()] = operationObject(op);
+    item[op.method.toLowerCase()] = operationObject(op, components);
   }
   // Cast as above: openapi-types' path item is typed with OpenAPI 3.0's operation object.
   ((paths[DOCUMENT_PATH] ??= {}) as Record<string, OpenAPIV3_1.OperationObject>).get = documentOperation();
@@ -49,14 +54,14 @@ export function openApiDocument(ops: readonly Operation[]): OpenAPIV3_1.Document
     openapi: '3.1.0',
     info: {
       title: 'tack API',
-      version: API_VERSION,
+      version: VERSION,
       description:
         'Snippets, cards, todos and milestones. Input is strict: a field an operation does not define is refused (422 `unknown_field`), never ignored. ' +
         'Every error is one envelope (`Error`). Lists are newest first, one page at a time: pass `next_cursor` back as `cursor`.',
       license: { name: 'UNLICENSED: private software, all rights reserved', identifier: 'LicenseRef-tack-proprietary' },
       contact: { name: 'The tack maintainers' },
     },
-    servers: [{ url: '/v1', description: 'This server' }],
+    servers: [{ url: `${appUrl.replace(/\/+$/, '')}/v1`, description: 'This server' }],
     // Either one: a token, or the web app's session cookie (section 8 of the contract).
     security: [{ bearer: [] }, { session: [] }],
     tags: [...(Object.keys(TAGS) as Group[]).filter((g) => used.has(g)).map((name) => ({ name, description: TAGS[name].description })), DOCUMENT_TAG],
@@ -77,7 +82,8 @@ export function openApiDocument(ops: readonly Operation[]): OpenAPIV3_1.Document
             "The web app's session, set by `POST /signin` with a one-time sign-in link's code. It acts with the scopes the member's role allows; a write must come from tack's own origin (else 403 `cross_site_request`). A request with an Authorization header ignores it.",
         },
       },
-      schemas,
+      // The resources first, by name, then the error envelope: a reader meets Card before FieldError.
+      schemas: { ...sortedByName(components.schemas as Record<string, OpenAPIV3_1.SchemaObject>), ...schemas },
       headers,
       parameters: { IdempotencyKey: idempotencyKey },
       responses: errorResponses,
@@ -85,7 +91,11 @@ export function openApiDocument(ops: readonly Operation[]): OpenAPIV3_1.Document
   };
 }
 
-function operationObject(op: Operation): OpenAPIV3_1.OperationObject {
+function sortedByName<T>(record: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+function operationObject(op: Operation, components: SchemaComponents): OpenAPIV3_1.OperationObject {
   const parameters: (OpenAPIV3_1.ParameterObject | OpenAPIV3_1.ReferenceObject)[] = [];
   if (op.params) {
     for (const f of fieldsOf(op.params)) parameters.push({ name: f.name, in: 'path', required: true, schema: f.schema, ...describe(f.description) });
@@ -100,10 +110,10 @@ function operationObject(op: Operation): OpenAPIV3_1.OperationObject {
     description: `${op.summary}. ${op.scope === null ? 'Any token or session may call it, whatever its scopes: the operation checks who may' : `Needs a token with the \`${op.scope}\` scope`}.${op.readOnly ? '' : ' Send an Idempotency-Key to make retries safe.'}`,
     tags: [op.group],
     ...(parameters.length > 0 ? { parameters } : {}),
-    responses: { [String(op.status)]: successResponse(op), ...errorResponseRefs(errorStatuses(op)) },
+    responses: { [String(op.status)]: successResponse(op, components), ...errorResponseRefs(errorStatuses(op)) },
   };
   if (op.body) {
-    const schema = jsonSchema(op.body, 'input');
+    const schema = components.schemaOf(op.body, 'input');
     const required = Array.isArray(schema.required) && schema.required.length > 0;
     // An empty PATCH is refused on every resource (422 `empty`): say so in the schema too.
     if (op.method === 'PATCH') schema.minProperties = 1;
@@ -136,12 +146,12 @@ function documentOperation(): OpenAPIV3_1.OperationObject {
   };
 }
 
-function successResponse(op: Operation): OpenAPIV3_1.ResponseObject {
+function successResponse(op: Operation, components: SchemaComponents): OpenAPIV3_1.ResponseObject {
   const response: OpenAPIV3_1.ResponseObject = {
     description: successDescription(op),
     headers: responseHeaders([...(op.readOnly ? [] : ['Idempotent-Replayed']), ...(op.noStore ? ['Cache-Control'] : [])]),
   };
-  if (op.output) response.content = { 'application/json': { schema: jsonSchema(op.output, 'output') } };
+  if (op.output) response.content = { 'application/json': { schema: components.schemaOf(op.output, 'output') } };
   return response;
 }
 
@@ -166,12 +176,15 @@ function describe(description: string | undefined): { description?: string } {
   return description ? { description } : {};
 }
 
-/** Serves the document at GET /v1/openapi.json, without auth; built once, on first request. */
-export function registerOpenApi(app: FastifyInstance, ops: readonly Operation[]): void {
+/**
+ * Serves the document at GET /v1/openapi.json, without auth; built once, on first request
+ * (after listening, so `appUrl` names the port the server really got).
+ */
+export function registerOpenApi(app: FastifyInstance, ops: readonly Operation[], appUrl: () => string): void {
   let cached: string | undefined;
   app.get(`/v1${DOCUMENT_PATH}`, async (request, reply) => {
     refuseAnyQuery(request.query);
-    cached ??= JSON.stringify(openApiDocument(ops));
+    cached ??= JSON.stringify(openApiDocument(ops, appUrl()));
     return reply.type('application/json; charset=utf-8').send(cached);
   });
 }

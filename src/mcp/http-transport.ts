@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { VERSION } from '../version.js';
 import type { Principal } from '../domain/context.js';
-import { AppError } from '../domain/errors.js';
+import { AppError, validationFailed } from '../domain/errors.js';
 import { mapError } from '../http/envelope.js';
 import { utf8Text } from '../http/json-parser.js';
 import { originOf } from '../http/same-origin.js';
@@ -11,8 +11,8 @@ import { execute, type Runtime } from '../operations/execute.js';
 import { describeOperations } from '../operations/manifest.js';
 import type { Operation } from '../operations/operation.js';
 import { parseOperationInput } from '../operations/operation-input.js';
-import { createToolServer, toolCatalog, type ToolInvoker } from './tool-server.js';
-import { toolCall } from './tool-arguments.js';
+import { createToolServer, toolCatalog, usableBy, type ToolInvoker } from './tool-server.js';
+import { allErrors, toolCall, type ToolCall } from './tool-arguments.js';
 import { errorResult, successResult } from './tools.js';
 import { INVALID_REQUEST, invalidMessage, malformedInitialize, PARSE_ERROR, unreadable } from './json-rpc-input.js';
 
@@ -64,7 +64,8 @@ export async function mcpHttpTransport(app: FastifyInstance, opts: McpHttpOption
     const op = byName.get(entry.name)!;
     try {
       const call = toolCall(entry, args);
-      const outcome = await execute(opts.runtime, op, principal, parseOperationInput(op, call.input), call.idempotencyKey);
+      const input = call.errors.length === 0 ? parseOperationInput(op, call.input) : refuse(op, call, args);
+      const outcome = await execute(opts.runtime, op, principal, input, call.idempotencyKey);
       return successResult(entry, outcome.body === null ? undefined : JSON.parse(outcome.body), outcome.replayed);
     } catch (err) {
       return errorResult(mapError(err, request.id, request.log).envelope);
@@ -112,7 +113,8 @@ export async function mcpHttpTransport(app: FastifyInstance, opts: McpHttpOption
       if (refused !== undefined) return sendJsonRpc(reply, 200, refused);
       // Each message of a batch is a call of its own; onRequest counted the first.
       if (Array.isArray(body) && body.length > 1) await opts.countMore(request, reply, body.length - 1);
-      const server = createToolServer(catalog, invoker(request, principal), VERSION);
+      // tools/list shows this caller what it can call: a read-only token, the read tools.
+      const server = createToolServer({ catalog, list: () => usableBy(catalog, principal) }, invoker(request, principal), VERSION);
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await server.connect(transport);
       try {
@@ -131,6 +133,21 @@ export async function mcpHttpTransport(app: FastifyInstance, opts: McpHttpOption
 
   // No server-initiated stream and no sessions: GET and DELETE are not offered, so they are
   // 405 with Allow: POST, like any known path asked with another method (route-methods.ts).
+}
+
+/**
+ * A call the tool itself refused: the 422 names every problem at once, the tool's and those
+ * the operation's own validation finds in the rest (a missing required argument is not hidden
+ * by an unknown one).
+ */
+function refuse(op: Operation, call: ToolCall, args: Record<string, unknown>): never {
+  try {
+    parseOperationInput(op, call.toValidate);
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'validation_failed') throw validationFailed(allErrors(call, err.fields ?? [], args));
+    throw err;
+  }
+  throw validationFailed(call.errors);
 }
 
 function sendJsonRpc(reply: FastifyReply, status: number, text: string): FastifyReply {

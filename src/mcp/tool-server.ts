@@ -2,6 +2,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { ErrorCode, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { mayCall, type Caller } from '../domain/callable.js';
 import type { OperationEntry } from '../operations/manifest.js';
 import { isPlainObject } from './json-rpc-input.js';
 import { toolFor } from './tools.js';
@@ -22,6 +23,20 @@ export function toolCatalog(entries: readonly OperationEntry[]): ToolCatalog {
   return { entries: new Map(entries.map((e) => [e.name, e])), tools: entries.map(toolFor) };
 }
 
+/** The tools of `catalog` that `caller` can call (its scopes, its role): what tools/list shows it. */
+export function usableBy(catalog: ToolCatalog, caller: Caller): Tool[] {
+  return catalog.tools.filter((tool) => mayCall(caller, catalog.entries.get(tool.name)!));
+}
+
+export interface ToolSource {
+  /** What tools/list answers: the tools the caller can use, of those this server offers. */
+  list(): Tool[] | Promise<Tool[]>;
+  /** Every tool this server offers by name (one listed or not: the operation refuses what the caller may not do). */
+  catalog: ToolCatalog;
+  /** Why a tool of the table is not offered here, when it is not (a read-only server, a toolset left out). */
+  notOffered?(name: string): string | undefined;
+}
+
 /**
  * An MCP server whose tools are the operation table. We use the SDK's `Server` with our own
  * tools/list and tools/call handlers rather than `McpServer.registerTool`: registerTool
@@ -29,9 +44,9 @@ export function toolCatalog(entries: readonly OperationEntry[]): ToolCatalog {
  * it like `/v1` does (422 `validation_failed` with the same field errors); and the stdio side
  * works from the JSON manifest without loading the table's zod schemas.
  */
-export function createToolServer(catalog: ToolCatalog, invoke: ToolInvoker, version: string): Server {
+export function createToolServer(source: ToolSource, invoke: ToolInvoker, version: string): Server {
   const server = new Server({ name: 'tack', version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: catalog.tools }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await source.list() }));
   // Registered with a schema that leaves `params` as sent, past Server's own wrapper for
   // tools/call. Parsed with the SDK's CallToolRequestSchema, a malformed call (`arguments:
   // []`, no `name`) was -32603 "internal error" with the validator's dump, and the arguments
@@ -39,8 +54,10 @@ export function createToolServer(catalog: ToolCatalog, invoke: ToolInvoker, vers
   // the call itself: -32602 with a sentence, and every argument reaches `toolCall`.
   Protocol.prototype.setRequestHandler.call(server, TOOLS_CALL, async (request: z.infer<typeof TOOLS_CALL>) => {
     const call = readToolCall(request.params);
-    const entry = catalog.entries.get(call.name);
-    if (!entry) throw invalidParams(`There is no tool named ${JSON.stringify(call.name)}; tools/list names the ${catalog.tools.length} there are.`);
+    const entry = source.catalog.entries.get(call.name);
+    if (!entry) {
+      throw invalidParams(source.notOffered?.(call.name) ?? `There is no tool named ${JSON.stringify(call.name)}; tools/list names the ${(await source.list()).length} there are.`);
+    }
     return invoke(entry, call.args);
   });
   return server;

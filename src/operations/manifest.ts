@@ -1,7 +1,9 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Scope } from '../domain/context.js';
+import { references } from '../domain/fields.js';
 import { ALIASED_VOCABULARIES } from '../domain/vocabulary.js';
-import type { HttpMethod, Operation } from './operation.js';
+import { jsonSchema, type JsonSchema } from './json-schema.js';
+import { reaches, type HttpMethod, type Operation } from './operation.js';
 
 /**
  * The operation table described as plain JSON: what a client (the `tack` CLI, the stdio MCP
@@ -13,7 +15,7 @@ export interface OperationManifest {
   operations: OperationEntry[];
 }
 
-export type JsonSchema = Record<string, unknown>;
+export type { JsonSchema };
 
 /** Where a field travels in the HTTP request. */
 export type FieldLocation = 'path' | 'query' | 'body';
@@ -42,6 +44,12 @@ export interface FieldEntry {
   nullable: boolean;
   /** JSON Schema `format` (date-time, email, …) of the field or of one item. */
   format?: string;
+  /**
+   * The value, or each item, names a thing of the organization (an id, a slug, a ref): text
+   * with no commas or spaces in it, unlike a title (a command line splits a list of these on
+   * commas; a list of titles, never).
+   */
+  references?: true;
   default?: unknown;
   description?: string;
 }
@@ -65,21 +73,19 @@ export interface OperationEntry {
   /** A response field holding a secret that is shown in this response only (a new token). */
   shownOnce?: string;
   fields: FieldEntry[];
-  /** JSON Schema (draft-07) of params, query and body merged: the MCP tool input. */
+  /** JSON Schema (2020-12, jsonSchema's rules) of params, query and body merged: the MCP tool input. */
   inputSchema: JsonSchema;
   /** JSON Schema of the response body when it is an object (the MCP tool output). */
   outputSchema: JsonSchema | null;
 }
-
-const JSON_SCHEMA_OPTIONS = { target: 'draft-7', unrepresentable: 'any' } as const;
 
 export function describeOperations(ops: readonly Operation[]): OperationManifest {
   return { operations: ops.map(describeOperation) };
 }
 
 export function describeOperation(op: Operation): OperationEntry {
-  const inputSchema = z.toJSONSchema(op.input, { ...JSON_SCHEMA_OPTIONS, io: 'input' }) as JsonSchema;
-  const outputSchema = op.output ? (z.toJSONSchema(op.output, { ...JSON_SCHEMA_OPTIONS, io: 'output' }) as JsonSchema) : null;
+  const inputSchema = jsonSchema(op.input, 'input');
+  const outputSchema = op.output ? jsonSchema(op.output, 'output') : null;
   const properties = (inputSchema.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((inputSchema.required ?? []) as string[]);
   const fields: FieldEntry[] = [];
@@ -92,6 +98,7 @@ export function describeOperation(op: Operation): OperationEntry {
       const schema = properties[name] ?? {};
       const field = describeField(name, location, schema, location === 'path' || required.has(name));
       if (name !== key) field.param = key;
+      if (reaches(op.input.shape[name]!, (s) => references.has(s), true)) field.references = true;
       fields.push(field);
     }
   };

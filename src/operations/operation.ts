@@ -183,7 +183,7 @@ function textTypes(shape: Record<string, z.ZodType>): Record<string, TextType> {
  * Whether `test` holds for `schema` or a schema it was made from: through optional,
  * nullable, default and described copies, and, with `deep`, into list items and union members.
  */
-function reaches(schema: z.core.$ZodType, test: (s: z.core.$ZodType) => boolean, deep: boolean): boolean {
+export function reaches(schema: z.core.$ZodType, test: (s: z.core.$ZodType) => boolean, deep: boolean): boolean {
   if (test(schema)) return true;
   const def = schema._zod.def as { innerType?: z.core.$ZodType; element?: z.core.$ZodType; options?: z.core.$ZodType[]; in?: z.core.$ZodType };
   const next = [schema._zod.parent, def.innerType, ...(deep ? [def.element, def.in, ...(def.options ?? [])] : [])];

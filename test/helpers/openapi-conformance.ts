@@ -30,7 +30,7 @@ interface Route {
 
 function load() {
   if (state) return state;
-  const doc = openApiDocument(operations);
+  const doc = openApiDocument(operations, 'http://127.0.0.1:3000');
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
   ajv.addSchema({ $id: 'tack-openapi', $defs: rewriteRefs(doc.components?.schemas ?? {}) });

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { boardSchema } from '../domain/boards.js';
+import { cardMovesSchema } from '../domain/card-moves.js';
+import { cardSchema } from '../domain/cards.js';
+import { criterionSchema } from '../domain/criteria.js';
+import { jobResultSchema } from '../domain/jobs.js';
+import { meSchema } from '../domain/me.js';
+import { memberSchema, orgSchema } from '../domain/members.js';
+import { milestoneSchema } from '../domain/milestones.js';
+import { sessionSchema } from '../domain/sessions.js';
+import { signinLinkSchema } from '../domain/signin-links.js';
+import { snippetLinkSchema, snippetSchema, snippetVersionSchema } from '../domain/snippets/fields.js';
+import { todoSchema } from '../domain/todos.js';
+import { createdTokenSchema, tokenSchema } from '../domain/tokens.js';
+
+/**
+ * What the operations answer with, each under the name clients know it by: the OpenAPI
+ * document describes each one once, in `components.schemas`, and refers to it (`$ref`)
+ * wherever it appears, so a generated client has one `Card` type, not one per operation. The
+ * names are the nouns of the table's operationIds (`getCard` answers a `Card`). Registered by
+ * the schema object itself, so a field added to a schema is in its named description at once;
+ * an operation answering with a schema that is not listed here fails the OpenAPI test.
+ */
+export const resources = z.registry<{ id: string }>();
+
+const NAMES: [z.ZodType, string][] = [
+  [meSchema, 'Me'],
+  [orgSchema, 'Organization'],
+  [memberSchema, 'Member'],
+  [tokenSchema, 'Token'],
+  [createdTokenSchema, 'CreatedToken'],
+  [snippetSchema, 'Snippet'],
+  [snippetVersionSchema, 'SnippetVersion'],
+  [snippetLinkSchema, 'SnippetLink'],
+  [boardSchema, 'Board'],
+  [cardSchema, 'Card'],
+  [cardMovesSchema, 'CardMoves'],
+  [criterionSchema, 'Criterion'],
+  [todoSchema, 'Todo'],
+  [milestoneSchema, 'Milestone'],
+  [jobResultSchema, 'JobResult'],
+  [sessionSchema, 'Session'],
+  [signinLinkSchema, 'SigninLink'],
+];
+
+for (const [schema, id] of NAMES) resources.add(schema, { id });
