@@ -32,6 +32,7 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'boards update': ['tack boards update eng --name "Platform engineering"', 'tack boards update eng --no-gated'],
   'boards get': ['tack boards get eng'],
   'boards delete': ['tack boards delete eng'],
+  'boards moves': ['tack boards moves eng'],
   'cards list': ['tack cards list --board eng --status in_review', 'tack cards list --assignee me --milestone M3 --all'],
   'cards create': [
     'tack cards create --board eng --title "Fix the login redirect" --assignee-ids me --due-on tomorrow',

@@ -31,6 +31,7 @@ const NAMED: Record<string, readonly string[]> = {
   moveCard: ['cards', 'move'],
   deleteCard: ['cards', 'delete'],
   listCardMoves: ['cards', 'moves'],
+  listBoardMoves: ['boards', 'moves'],
   listCriteria: ['criteria', 'list'],
   addCriterion: ['criteria', 'add'],
   updateCriterion: ['criteria', 'update'],

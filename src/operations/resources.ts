@@ -5,7 +5,7 @@ import { cardSchema } from '../domain/cards.js';
 import { criterionSchema } from '../domain/criteria.js';
 import { jobResultSchema } from '../domain/jobs.js';
 import { meSchema } from '../domain/me.js';
-import { memberSchema, orgSchema } from '../domain/members.js';
+import { listedMemberSchema, memberSchema, orgSchema } from '../domain/members.js';
 import { milestoneSchema } from '../domain/milestones.js';
 import { sessionSchema } from '../domain/sessions.js';
 import { signinLinkSchema } from '../domain/signin-links.js';
@@ -27,6 +27,7 @@ const NAMES: [z.ZodType, string][] = [
   [meSchema, 'Me'],
   [orgSchema, 'Organization'],
   [memberSchema, 'Member'],
+  [listedMemberSchema, 'ListedMember'],
   [tokenSchema, 'Token'],
   [createdTokenSchema, 'CreatedToken'],
   [snippetSchema, 'Snippet'],
