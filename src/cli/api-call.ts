@@ -1,10 +1,17 @@
 import { readFileSync } from 'node:fs';
 import type { ApiRequest } from './api-client.js';
-import type { ApiOptions } from './api-command.js';
 import { clientTarget } from './client-env.js';
 import { CliError, EXIT, exitWithEnvelope } from './exit.js';
 import { envelopeOf, exitCodeOf } from './run-operation.js';
 import { terminalClient } from './terminal-client.js';
+
+/** The options of `tack api` (api-command.ts), as commander hands them over. */
+export interface ApiOptions {
+  rawField: string[];
+  field: string[];
+  input?: string;
+  paginate?: boolean;
+}
 
 const METHODS = ['GET', 'POST', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import type { ApiOptions } from './api-call.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -31,11 +32,4 @@ Examples:
       const { callApi } = await import('./api-call.js');
       await callApi(method, path, opts);
     });
-}
-
-export interface ApiOptions {
-  rawField: string[];
-  field: string[];
-  input?: string;
-  paginate?: boolean;
 }

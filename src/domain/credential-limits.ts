@@ -1,29 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Role } from '../db/schema.js';
-import type { Principal, Scope } from './context.js';
+import type { CredentialLimits, Principal } from './context.js';
 import { isAbove } from './role-ladder.js';
-
-/**
- * What a credential is held to (contract §9), read with it and handed on to whatever it
- * makes, so that nothing made from it carries more: a token it makes, a sign-in link it asks
- * for, the session that link becomes, and anything that session makes in turn.
- */
-export interface CredentialLimits {
-  /**
-   * The token it hangs on: a token's own id; for a session, the token that asked for its
-   * link (or its maker's). Once that token is revoked or expired, the session ends.
-   */
-  tokenId: string | null;
-  /** The most it may use; null: whatever the member's role allows (a link from Slack's `/tack login`). */
-  scopes: readonly Scope[] | null;
-  /**
-   * Made for another member: the role of the member who made it, above which it never acts,
-   * whatever its member becomes. Null: it follows its member's own role.
-   */
-  ceiling: Role | null;
-  /** When it ends however it is used (its token's `expires_at`), in ms; null: never. */
-  expiresAt: number | null;
-}
 
 /** The role a credential acts with: the lower of its member's current role and its ceiling. */
 export function cappedRole(role: Role, ceiling: Role | null): Role {
