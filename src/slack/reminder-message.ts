@@ -1,7 +1,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { reminderMessageAt, todosListedIn, type ListedTodo } from '../db/slack-posts.js';
+import { reminderMessageAt, todosListedIn, type ListedTodo } from '../domain/reminder-messages.js';
 import type { Database } from '../db/schema.js';
 import { describeSlackFailure, textAloneIfRefused } from './slack-errors.js';
 import { todoDigestView, type DigestTodo } from './views/todos.js';
