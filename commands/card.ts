@@ -1,6 +1,6 @@
 import { UsageError, type CommandHandler } from '../src/slack/command-context.js';
 import { cardMovedView, cardView } from '../src/slack/views/cards.js';
-import { listWords, parseWorkflowStatus, WORKFLOW_STATUSES, type WorkflowStatus } from '../src/domain/vocabulary.js';
+import { listWords, parseWorkflowStatus, WORKFLOW_STATUSES, type WorkflowStatus } from '../src/vocabulary.js';
 
 const STATUS_WORDS = listWords(WORKFLOW_STATUSES);
 

@@ -1,4 +1,4 @@
-import { CADENCES } from '../src/domain/vocabulary.js';
+import { CADENCES } from '../src/vocabulary.js';
 import { subscribeMilestoneOp, unsubscribeMilestoneOp } from '../src/operations/slack.js';
 import { UsageError, type CommandContext, type CommandHandler, type SlackReply } from '../src/slack/command-context.js';
 import { classifySlackError, describeSlackFailure } from '../src/slack/slack-errors.js';

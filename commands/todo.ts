@@ -1,5 +1,5 @@
 import { dueDate } from '../src/domain/todo-due.js';
-import { PRIORITIES, type Priority } from '../src/domain/vocabulary.js';
+import { PRIORITIES, type Priority } from '../src/vocabulary.js';
 import { UsageError, type CommandForm, type CommandHandler } from '../src/slack/command-context.js';
 import { openTodosThisWeek } from '../src/slack/todo-list.js';
 import { todoModalView } from '../src/slack/views/todo-modal.js';

@@ -11,7 +11,7 @@ import { describeOperation, describeOperations } from '../src/operations/manifes
 import { operations } from '../src/operations/index.js';
 import { defineOperation } from '../src/operations/operation.js';
 import { queryBoolean } from '../src/domain/fields.js';
-import { WORKFLOW_STATUSES } from '../src/domain/vocabulary.js';
+import { WORKFLOW_STATUSES } from '../src/vocabulary.js';
 
 /** An operation the table does not hold (yet): every face must still pick it up. */
 const archiveCard = defineOperation({

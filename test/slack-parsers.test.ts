@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseCardCommand } from '../commands/card.js';
-import { parseWorkflowStatus } from '../src/domain/vocabulary.js';
+import { parseWorkflowStatus } from '../src/vocabulary.js';
 import { parseMilestoneCommand } from '../commands/milestone.js';
 import { parseSnippetCommand } from '../commands/snippet.js';
 import { parseTodoCommand } from '../commands/todo.js';

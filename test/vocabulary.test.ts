@@ -12,7 +12,7 @@ import {
   SNIPPET_VISIBILITIES,
   WORKFLOW_STATUS_ALIASES,
   WORKFLOW_STATUSES,
-} from '../src/domain/vocabulary.js';
+} from '../src/vocabulary.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 
 let database: TestDatabase;

@@ -1,5 +1,5 @@
 import { Argument, Command, InvalidArgumentError, Option } from 'commander';
-import { aliasKey, resolveAlias } from '../domain/vocabulary.js';
+import { aliasKey, resolveAlias } from '../vocabulary.js';
 import type { FieldEntry, OperationEntry, OperationManifest } from '../operations/manifest.js';
 import { examplesOf } from './command-examples.js';
 import { completionValues } from './completion.js';

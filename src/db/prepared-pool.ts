@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
-import { DatabaseTimeout, isConnectionLost, isStalePlan } from '../domain/db-errors.js';
+import { DatabaseTimeout, isConnectionLost, isStalePlan } from './errors.js';
 
 // Statements longer than this (bulk inserts with many rows) are not worth a cached plan.
 const MAX_PREPARED_TEXT = 4_000;

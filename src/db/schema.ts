@@ -1,7 +1,7 @@
 import type { ColumnType, Generated } from 'kysely';
-import type { MilestoneKind, Priority, Role, SlackCadence, SnippetType, SnippetVisibility, WorkflowStatus } from '../domain/vocabulary.js';
+import type { MilestoneKind, Priority, Role, SlackCadence, SnippetType, SnippetVisibility, WorkflowStatus } from '../vocabulary.js';
 
-// The vocabularies are the domain's (src/domain/vocabulary.ts); rows use them as they are.
+// The vocabularies are tack's own (src/vocabulary.ts, shared by every layer); rows use them as they are.
 export type { MilestoneKind, Priority, Role, SlackCadence, SnippetType, SnippetVisibility, WorkflowStatus };
 
 /**

@@ -3,7 +3,7 @@ import type { Principal, Scope } from './context.js';
 import { AppError } from './errors.js';
 import { assertMayAddMember, assertRemoval, assertRoleChange, assertSigninLink, type RoleFacts } from './member-checks.js';
 import { requireConfigWrite, requireScope, requireWriter } from './permissions.js';
-import { ROLES } from './vocabulary.js';
+import { ROLES } from '../vocabulary.js';
 
 /**
  * What a caller may do (contract §9), as data for clients that show it: each ability is the

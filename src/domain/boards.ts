@@ -3,7 +3,7 @@ import { sql, type Kysely, type Updateable } from 'kysely';
 import { QueryTemplate } from '../db/query-template.js';
 import type { BoardsTable, Database } from '../db/schema.js';
 import type { Ctx } from './context.js';
-import { uniqueViolation } from './db-errors.js';
+import { uniqueViolation } from '../db/errors.js';
 import { slugify } from './slug.js';
 import { AppError, conflict, notFound, validationFailed } from './errors.js';
 import { key, label, pageQuery } from './fields.js';

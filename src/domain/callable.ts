@@ -1,5 +1,5 @@
 import type { Scope } from './context.js';
-import type { Role } from './vocabulary.js';
+import type { Role } from '../vocabulary.js';
 
 /** What a caller is, as far as `mayCall` reads it: a principal, or a `getMe` answer. */
 export interface Caller {

@@ -11,7 +11,7 @@ import { key } from './fields.js';
 import { keyLookup, newId } from './ids.js';
 import { findMilestoneId } from './milestones.js';
 import { dueDate } from './todo-due.js';
-import { WORKFLOW_STATUSES } from './vocabulary.js';
+import { WORKFLOW_STATUSES } from '../vocabulary.js';
 
 export const createCardInput = z.object({
   board: boardKey,

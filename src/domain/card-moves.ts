@@ -4,7 +4,7 @@ import type { CardsTable } from '../db/schema.js';
 import { assigneeIds, assigneesOf, requireMembers, setAssignees } from './card-assignees.js';
 import { findCard } from './card-refs.js';
 import { cardKey, cardKeyInput, cardTitle, loadCard, type Card } from './cards.js';
-import { WORKFLOW_STATUSES, type WorkflowStatus } from './vocabulary.js';
+import { WORKFLOW_STATUSES, type WorkflowStatus } from '../vocabulary.js';
 import type { Ctx, Principal } from './context.js';
 import { forbidden, type AppError } from './errors.js';
 import { scopeRefusal, writerRefusal } from './permissions.js';

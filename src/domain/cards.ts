@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { sql } from 'kysely';
 import { QueryTemplate } from '../db/query-template.js';
-import { WORKFLOW_STATUSES, type WorkflowStatus } from './vocabulary.js';
+import { WORKFLOW_STATUSES, type WorkflowStatus } from '../vocabulary.js';
 import { boardKey, boardsByKey, findBoard } from './boards.js';
 import { ME, memberIdOf } from './card-assignees.js';
 import { cardJson, cardsJoined, cardsWithDetails } from './card-query.js';

@@ -8,7 +8,7 @@ import { callerAbilities, callerAbilitiesSchema } from './abilities.js';
 import { memberSchema, orgSchema } from './members.js';
 import { callerZone } from './time-zone.js';
 import { dayEndsAt, localToday } from './todo-due.js';
-import { ROLES } from './vocabulary.js';
+import { ROLES } from '../vocabulary.js';
 
 export const meSchema = z.object({
   member: memberSchema,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Kysely, Updateable } from 'kysely';
 import type { Database, MembersTable } from '../db/schema.js';
 import type { Ctx, Principal } from './context.js';
-import { uniqueViolation } from './db-errors.js';
+import { uniqueViolation } from '../db/errors.js';
 import { AppError, notFound } from './errors.js';
 import { id, label, pageQuery, timeZone } from './fields.js';
 import { newId } from './ids.js';
@@ -13,7 +13,7 @@ import { assertMayActOn } from './role-ladder.js';
 import { memberAbilities, memberAbilitiesSchema, NO_MEMBER_ABILITIES } from './abilities.js';
 import { assertMayAddMember, assertRemoval, assertRoleChange, type RoleFacts } from './member-checks.js';
 import { toIso } from './time.js';
-import { ROLES } from './vocabulary.js';
+import { ROLES } from '../vocabulary.js';
 
 export const memberSchema = z.object({
   id: z.string(),

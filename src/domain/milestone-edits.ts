@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { sql, type Updateable } from 'kysely';
 import type { MilestonesTable } from '../db/schema.js';
 import type { Ctx } from './context.js';
-import { uniqueViolation } from './db-errors.js';
+import { uniqueViolation } from '../db/errors.js';
 import { AppError } from './errors.js';
 import { isoDate, label } from './fields.js';
 import { findMilestone, getMilestoneStatus, milestoneKey, milestoneRef, type Milestone } from './milestones.js';
-import { MILESTONE_KINDS } from './vocabulary.js';
+import { MILESTONE_KINDS } from '../vocabulary.js';
 
 export const updateMilestoneInput = z.object({
   milestone: milestoneKey.describe('The milestone to change: its ref (or id)'),

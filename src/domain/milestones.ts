@@ -3,14 +3,14 @@ import { sql, type Kysely } from 'kysely';
 import { QueryTemplate } from '../db/query-template.js';
 import type { Database, MilestoneKind } from '../db/schema.js';
 import type { Ctx } from './context.js';
-import { uniqueViolation } from './db-errors.js';
+import { uniqueViolation } from '../db/errors.js';
 import { AppError, notFound } from './errors.js';
 import { isoDate, label, pageQuery } from './fields.js';
 import { keyLookup, newId } from './ids.js';
 import { milestonesWithStatus } from './milestone-status.js';
 import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { toIso } from './time.js';
-import { MILESTONE_KINDS } from './vocabulary.js';
+import { MILESTONE_KINDS } from '../vocabulary.js';
 
 export const milestoneSchema = z.object({
   id: z.string(),

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database, Role } from '../db/schema.js';
 import { confirmCaller } from './confirm-caller.js';
 import type { Principal } from './context.js';
-import { uniqueViolation } from './db-errors.js';
+import { uniqueViolation } from '../db/errors.js';
 import { AppError } from './errors.js';
 import { newId } from './ids.js';
 import { scopesForRole } from './sessions.js';

@@ -8,7 +8,7 @@ import { newId } from './ids.js';
 import { findMilestone } from './milestones.js';
 import { requireWriter } from './permissions.js';
 import { toIso } from './time.js';
-import { CADENCES } from './vocabulary.js';
+import { CADENCES } from '../vocabulary.js';
 
 const channelId = z.string().regex(/^[CGD][A-Z0-9]{2,30}$/, 'must be a Slack channel id such as C012AB3CD');
 

@@ -4,7 +4,7 @@ import { notFound } from './errors.js';
 import { label, webUrl } from './fields.js';
 import { callerCalendar, dueDate } from './todo-due.js';
 import { presentTodo, todoColumns, todoIdInput, type Todo } from './todos.js';
-import { PRIORITIES } from './vocabulary.js';
+import { PRIORITIES } from '../vocabulary.js';
 
 export const updateTodoInput = todoIdInput.extend({
   title: label(300).optional().describe('A todo mirroring a criterion renames the criterion too'),

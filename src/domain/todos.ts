@@ -4,7 +4,7 @@ import type { TodosTable } from '../db/schema.js';
 import { findCard } from './card-refs.js';
 import type { Ctx } from './context.js';
 import { insertCriteria } from './criteria.js';
-import { uniqueViolation } from './db-errors.js';
+import { uniqueViolation } from '../db/errors.js';
 import { AppError, notFound } from './errors.js';
 import { id, key, label, pageQuery, queryBoolean, webUrl } from './fields.js';
 import { newId } from './ids.js';
@@ -12,7 +12,7 @@ import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from './
 import { toIso } from './time.js';
 import { callerCalendar, DUE_FILTERS, DUE_STATES, dueCalendar, dueDate, dueRange, dueState, type DueCalendar } from './todo-due.js';
 import { callerZone } from './time-zone.js';
-import { PRIORITIES } from './vocabulary.js';
+import { PRIORITIES } from '../vocabulary.js';
 
 export const TODO_SCOPES = ['org', 'personal'] as const;
 

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { isDatabaseUnavailable, isStalePlan, isTransientConflict } from '../domain/db-errors.js';
+import { databaseFailure } from '../domain/database-failures.js';
 import { AppError, type FieldError } from '../domain/errors.js';
 import { briefError } from '../log-error.js';
 
@@ -58,12 +58,6 @@ const FASTIFY_CLIENT_ERRORS: Record<string, string> = {
   FST_ERR_BAD_URL: 'The address is not valid percent-encoding; encode it as UTF-8.',
 };
 
-/** Postgres class 22 (data exception): a value the request carried, such as text with NUL. */
-function isDataError(err: unknown): boolean {
-  const code = (err as { code?: unknown }).code;
-  return typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code);
-}
-
 export interface MappedError {
   status: number;
   envelope: Envelope;
@@ -93,7 +87,9 @@ export function mapError(err: unknown, id: string, log: FastifyBaseLogger): Mapp
   if (status >= 400 && status < 500 && err instanceof SyntaxError) {
     return { status: 400, envelope: envelopeFor(400, id, undefined, FASTIFY_CLIENT_ERRORS.FST_ERR_CTP_INVALID_JSON_BODY) };
   }
-  if (isDataError(err)) {
+  const failure = databaseFailure(err);
+  if (failure === 'invalid_value') {
+    // A value the request carried, such as text with NUL.
     return {
       status: 422,
       envelope: envelopeFor(422, id, 'invalid_value', 'A value in the request cannot be stored or compared.', [
@@ -101,14 +97,14 @@ export function mapError(err: unknown, id: string, log: FastifyBaseLogger): Mapp
       ]),
     };
   }
-  if (isDatabaseUnavailable(err)) {
+  if (failure === 'unavailable') {
     // One short record per request: an outage fails every request the same way, and a stack
     // per request says nothing more.
     log.error({ db_error: briefError(err) }, 'database unavailable; answered 503');
     return { status: 503, envelope: envelopeFor(503, id), retryAfter: '1' };
   }
   // Still conflicting after the retries of `execute`: nothing was applied; the client may retry.
-  if (isTransientConflict(err) || isStalePlan(err)) {
+  if (failure === 'busy') {
     log.warn({ db_error: briefError(err) }, 'database conflict persisted after retries');
     return { status: 503, envelope: envelopeFor(503, id, 'database_busy', 'The database was busy with conflicting changes; nothing was applied. Retry shortly.'), retryAfter: '1' };
   }

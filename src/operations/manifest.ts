@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Scope } from '../domain/context.js';
 import { references } from '../domain/fields.js';
-import { ALIASED_VOCABULARIES } from '../domain/vocabulary.js';
+import { ALIASED_VOCABULARIES } from '../vocabulary.js';
 import { jsonSchema, type JsonSchema } from './json-schema.js';
 import { reaches, type HttpMethod, type Operation } from './operation.js';
 

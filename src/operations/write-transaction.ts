@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import { announceAuthChange } from '../db/auth-notifications.js';
 import type { Database } from '../db/schema.js';
-import { isStalePlan, isTransientConflict } from '../domain/db-errors.js';
+import { isStalePlan, isTransientConflict } from '../db/errors.js';
 import type { Runtime } from './execute.js';
 
 /** Attempts of one write when Postgres reports a deadlock or serialization failure. */

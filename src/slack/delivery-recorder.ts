@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { recordDeliveries, type Delivery } from '../db/slack-deliveries.js';
 import type { Database } from '../db/schema.js';
-import { isDataException } from '../domain/db-errors.js';
+import { databaseFailure } from '../domain/database-failures.js';
 
 interface Waiting extends Delivery {
   resolve(fresh: boolean): void;
@@ -54,7 +54,7 @@ export class DeliveryRecorder {
     } catch (err) {
       // A value Postgres refuses (a NUL in an event id) must not fail the deliveries batched
       // with it: each goes alone then, and only that one fails.
-      if (batch.length > 1 && isDataException(err)) {
+      if (batch.length > 1 && databaseFailure(err) === 'invalid_value') {
         for (const d of batch) await this.#write([d]);
         return;
       }

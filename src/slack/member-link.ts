@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
-import { uniqueViolation } from '../domain/db-errors.js';
+import { databaseFailure } from '../domain/database-failures.js';
 import { findSlackMember, linkSlackMemberByEmail, type SlackMember } from '../domain/slack-links.js';
 import type { Runtime } from '../operations/execute.js';
 import { writeTransaction } from '../operations/write-transaction.js';
@@ -70,7 +70,7 @@ export async function resolveSlackMember(rt: Runtime, orgSlug: string, slackUser
     });
   } catch (err) {
     // Two first commands of the same user at once: the other one linked them already.
-    if (uniqueViolation(err) !== undefined) return findSlackMember(rt.db, orgSlug, slackUserId);
+    if (databaseFailure(err) === 'duplicate') return findSlackMember(rt.db, orgSlug, slackUserId);
     throw err;
   }
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '../errors.js';
 import { anyText, id, label, pageQuery } from '../fields.js';
-import { SNIPPET_TYPES, SNIPPET_VISIBILITIES as VISIBILITIES } from '../vocabulary.js';
+import { SNIPPET_TYPES, SNIPPET_VISIBILITIES as VISIBILITIES } from '../../vocabulary.js';
 
 /** Input and output shapes of snippets, and the limits a person would expect of them. */
 

@@ -1,5 +1,5 @@
 import type { types } from '@slack/bolt';
-import { WORKFLOW_STATUSES } from '../../domain/vocabulary.js';
+import { WORKFLOW_STATUSES } from '../../vocabulary.js';
 import type { OperationOutput } from '../../operations/index.js';
 import type { SlackReply } from '../command-context.js';
 import { bold, context, ephemeral, escapeText, field, option, ratio, section } from './blocks.js';

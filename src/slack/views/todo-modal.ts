@@ -1,5 +1,5 @@
 import type { types } from '@slack/bolt';
-import { PRIORITIES } from '../../domain/vocabulary.js';
+import { PRIORITIES } from '../../vocabulary.js';
 import type { SlackFailure } from '../slack-errors.js';
 import type { SlackReply } from '../command-context.js';
 import { clip, context, escapeText, link, messageView, option, plain, section, unescapeText } from './blocks.js';

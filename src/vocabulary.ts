@@ -1,7 +1,8 @@
 /**
  * The fixed vocabularies of tack, each written out once. The domain's schemas, the database
- * row types (src/db/schema.ts), the Slack commands and the CLI all take them from here. No
- * imports: the CLI loads this file without the rest of the domain.
+ * row types (src/db/schema.ts), the Slack commands and the CLI all take them from here, so it
+ * stands beside the layers rather than in one of them: `src/db` may not import the domain, and
+ * a face may not import `src/db`. No imports: the CLI loads this file without the rest of tack.
  *
  * The database's check constraints spell the same lists in the migrations that created them
  * (a migration is history and never imports live code); test/vocabulary.test.ts keeps the two
