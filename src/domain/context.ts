@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, Role } from '../db/schema.js';
-import type { Member } from './members.js';
+import type { Member } from './member-schema.js';
 import type { JobRunner } from './jobs.js';
 
 export const SCOPES = ['read', 'write', 'replay', 'config:write'] as const;

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import type { Ctx } from './context.js';
-import { AppError } from './errors.js';
-import { requireWriter } from './permissions.js';
+
+// The jobs as the rest of tack knows them: names, results and the runner's shape. Running one
+// for a caller is src/domain/job-runs.ts; this file imports nothing of the domain, so the Ctx
+// (context.ts) can carry a JobRunner without a loop.
 
 /** The background jobs, by the name `POST /v1/jobs/{name}/run` takes. */
 export const JOB_NAMES = ['todo-reminders', 'milestone-summaries'] as const;
@@ -29,20 +30,3 @@ export interface JobScope {
  * only this shape, not Slack or the queue.
  */
 export type JobRunner = (name: JobName, scope: JobScope) => Promise<JobResult>;
-
-export const runJobInput = z.object({
-  name: z.string().trim().min(1).max(64).describe(`The job: ${JOB_NAMES.join(' or ')}`),
-});
-
-/**
- * Runs a job at once for the caller's organization and returns what it did. The job itself
- * decides what is due, so running it on demand never sends anything twice.
- */
-export async function runJob(ctx: Ctx, input: z.infer<typeof runJobInput>): Promise<JobResult> {
-  requireWriter(ctx.principal);
-  if (!isJobName(input.name)) {
-    throw new AppError('job_not_found', 404, `No job named ${JSON.stringify(input.name)}; the jobs are ${JOB_NAMES.join(' and ')}.`);
-  }
-  if (!ctx.jobs) throw new AppError('jobs_unavailable', 503, 'Jobs cannot run on this server right now.');
-  return ctx.jobs(input.name, { orgId: ctx.principal.orgId });
-}

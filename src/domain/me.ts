@@ -5,7 +5,7 @@ import { isoDate } from './fields.js';
 import { JsonText } from './json-text.js';
 import { PROFILE_COLUMNS, profileOf } from './authenticate.js';
 import { callerAbilities, callerAbilitiesSchema } from './abilities.js';
-import { memberSchema, orgSchema } from './members.js';
+import { memberSchema, orgSchema } from './member-schema.js';
 import { callerZone } from './time-zone.js';
 import { dayEndsAt, localToday } from './todo-due.js';
 import { ROLES } from '../vocabulary.js';

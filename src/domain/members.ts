@@ -14,25 +14,11 @@ import { memberAbilities, memberAbilitiesSchema, NO_MEMBER_ABILITIES } from './a
 import { assertMayAddMember, assertRemoval, assertRoleChange, type RoleFacts } from './member-checks.js';
 import { toIso } from './time.js';
 import { ROLES } from '../vocabulary.js';
-
-export const memberSchema = z.object({
-  id: z.string(),
-  org_id: z.string(),
-  name: z.string(),
-  email: z.string().nullable(),
-  role: z.enum(ROLES),
-  slack_user_id: z.string().nullable(),
-  tz: z.string().nullable(),
-  reminder_hour: z.number().int().nullable().describe('Local hour (0 to 23, in tz) of due-todo reminders; null: the server default, REMINDER_HOUR'),
-  created_at: z.string(),
-});
-export type Member = z.infer<typeof memberSchema>;
+import { memberSchema, type Member } from './member-schema.js';
 
 /** A member as `listMembers` answers: with what the caller may do with them. */
 export const listedMemberSchema = memberSchema.extend({ abilities: memberAbilitiesSchema });
 export type ListedMember = z.infer<typeof listedMemberSchema>;
-
-export const orgSchema = z.object({ id: z.string(), slug: z.string(), name: z.string() });
 
 const email = z.string().max(254).email('must be an e-mail address, such as ann@example.com');
 const reminderHour = z.number().int('must be a whole hour').min(0, 'must be an hour from 0 to 23').max(23, 'must be an hour from 0 to 23');

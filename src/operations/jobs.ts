@@ -1,4 +1,5 @@
-import { jobResultSchema, runJob, runJobInput } from '../domain/jobs.js';
+import { jobResultSchema } from '../domain/jobs.js';
+import { runJob, runJobInput } from '../domain/job-runs.js';
 import { defineOperation } from './operation.js';
 
 export const jobOperations = [

@@ -5,12 +5,12 @@ import {
   listMembers,
   listMembersInput,
   listedMemberSchema,
-  memberSchema,
   updateMember,
   updateMemberInput,
   deleteMember,
   deleteMemberInput,
 } from '../domain/members.js';
+import { memberSchema } from '../domain/member-schema.js';
 import {
   createdTokenSchema,
   createToken,
