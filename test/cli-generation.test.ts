@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { addClientCommands } from '../src/cli/client-commands.js';
 import { EXAMPLES } from '../src/cli/command-examples.js';
 import { commandPath, MORE_COMMANDS } from '../src/cli/command-names.js';
-import { requestFor } from '../src/cli/operation-request.js';
+import { requestFor } from '../src/client/operation-request.js';
 import { parseOperationInput } from '../src/operations/operation-input.js';
 import { toolFor } from '../src/mcp/tools.js';
 import { describeOperation, describeOperations } from '../src/operations/manifest.js';

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import type { ApiRequest } from './api-client.js';
+import type { ApiRequest } from '../client/api-client.js';
 import { clientTarget } from './client-env.js';
-import { CliError, EXIT, exitWithEnvelope } from './exit.js';
-import { envelopeOf, exitCodeOf } from './run-operation.js';
+import { CliError, EXIT, exitWithEnvelope } from '../client/exit.js';
+import { envelopeOf, exitCodeOf } from '../client/failure.js';
 import { terminalClient } from './terminal-client.js';
 
 /** The options of `tack api` (api-command.ts), as commander hands them over. */

@@ -1,7 +1,8 @@
-import { ApiError } from './api-client.js';
-import { DEFAULT_URL, normalizeUrl, storeLogin } from './client-env.js';
-import { CliError, EXIT, exitWith } from './exit.js';
-import { cliErrorOf } from './run-operation.js';
+import { ApiError } from '../client/api-client.js';
+import { CliError, EXIT, exitWith } from '../client/exit.js';
+import { cliErrorOf } from '../client/failure.js';
+import { DEFAULT_URL, normalizeUrl } from '../client/target.js';
+import { storeLogin } from './client-env.js';
 import { terminalClient } from './terminal-client.js';
 
 interface Me {

@@ -3,9 +3,9 @@ import { VERSION } from '../version.js';
 import { apiCommand } from './api-command.js';
 import { addClientCommands, RESOURCES_HEADING } from './client-commands.js';
 import { complete, completionLines, completionScript, SHELLS, type Shell } from './completion.js';
-import { exitWith } from './exit.js';
+import { exitWith } from '../client/exit.js';
 import { loginCommand, logoutCommand, signinLinkCommand } from './login-commands.js';
-import { loadManifest } from './manifest-file.js';
+import { loadManifest } from '../client/manifest-file.js';
 import { listEveryCommand } from './root-help.js';
 import { serveCommand, migrateCommand, restoreCheckCommand, workerCommand } from './server-commands.js';
 

@@ -1,7 +1,7 @@
-import { ApiError } from './api-client.js';
+import { ApiError } from '../client/api-client.js';
 import { clientTarget } from './client-env.js';
-import { exitWith } from './exit.js';
-import { cliErrorOf } from './run-operation.js';
+import { exitWith } from '../client/exit.js';
+import { cliErrorOf } from '../client/failure.js';
 import { terminalClient } from './terminal-client.js';
 
 export interface SigninLinkOptions {

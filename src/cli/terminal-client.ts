@@ -1,5 +1,5 @@
-import { ApiClient, type RetryWait } from './api-client.js';
-import type { ClientTarget } from './client-env.js';
+import { ApiClient, type RetryWait } from '../client/api-client.js';
+import type { ClientTarget } from '../client/target.js';
 
 /**
  * The `/v1` client of a command a person runs: it waits out a rate limit (and a 503 that

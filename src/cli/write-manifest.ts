@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { operations } from '../operations/index.js';
 import { describeOperations } from '../operations/manifest.js';
-import { MANIFEST_URL } from './manifest-file.js';
+import { MANIFEST_URL } from '../client/manifest-file.js';
 
 writeFileSync(MANIFEST_URL, `${JSON.stringify(describeOperations(operations))}\n`);
 process.stdout.write(`tack: wrote ${fileURLToPath(MANIFEST_URL)} (${operations.length} operations)\n`);

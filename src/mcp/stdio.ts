@@ -1,10 +1,9 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { ApiClient, ApiError, type ApiResponse } from '../cli/api-client.js';
-import { mcpTarget, mcpToolChoice, type McpToolChoice } from '../cli/client-env.js';
-import { CliError, EXIT, exitWith } from '../cli/exit.js';
-import { loadManifest } from '../cli/manifest-file.js';
-import { requestFor } from '../cli/operation-request.js';
-import { cliErrorOf } from '../cli/run-operation.js';
+import { ApiClient, ApiError, type ApiResponse } from '../client/api-client.js';
+import { CliError, EXIT, exitWith } from '../client/exit.js';
+import { cliErrorOf } from '../client/failure.js';
+import { loadManifest } from '../client/manifest-file.js';
+import { requestFor } from '../client/operation-request.js';
 import type { Caller } from '../domain/callable.js';
 import { validationFailed, type FieldError } from '../domain/errors.js';
 import { newRequestId } from '../http/request-id.js';
@@ -13,6 +12,7 @@ import { VERSION } from '../version.js';
 import { allErrors, toolCall, type ToolCall } from './tool-arguments.js';
 import { createToolServer, toolCatalog, usableBy, type ToolInvoker, type ToolSource } from './tool-server.js';
 import { errorResult, successResult, type ToolErrorEnvelope } from './tools.js';
+import { mcpTarget, mcpToolChoice, type McpToolChoice } from './stdio-env.js';
 import { jsonRpcLines } from './stdio-lines.js';
 
 interface Me {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { VERSION } from '../version.js';
-import type { ClientTarget } from './client-env.js';
+import type { ClientTarget } from './target.js';
 
 /** The error body every /v1 error carries (api-v1 part 7). */
 export interface ErrorEnvelope {
