@@ -107,17 +107,12 @@ export function workerCommand(): Command {
 export function migrateCommand(): Command {
   return new Command('migrate').description('bring the database schema up to date and exit').action(async () => {
     const config = await loadConfigOrExit();
-    const { connect } = await import('../db/connect.js');
-    const { migrateToLatest } = await import('../db/migrate.js');
-    let handle;
+    const { migrateDatabase } = await import('../maintenance.js');
     try {
-      handle = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1 });
-      const applied = await migrateToLatest(handle.db);
+      const applied = await migrateDatabase(config);
       process.stdout.write(applied.length ? `tack: applied ${applied.join(', ')}\n` : 'tack: schema is up to date\n');
     } catch (err) {
       startupFailure(err);
-    } finally {
-      await handle?.close();
     }
   });
 }
@@ -131,21 +126,15 @@ export function restoreCheckCommand(): Command {
       const config = await loadConfigOrExit();
       const since = options.since === undefined ? undefined : new Date(options.since);
       if (since !== undefined && Number.isNaN(since.getTime())) fail(`--since must be a date and time (ISO 8601, e.g. 2026-11-26T09:00:00Z), not ${JSON.stringify(options.since)}`);
-      const { connect } = await import('../db/connect.js');
-      const { migrateToLatest } = await import('../db/migrate.js');
-      const { checkRestore } = await import('../domain/restore-check.js');
+      const { checkRestoredDatabase } = await import('../maintenance.js');
       const { restoreReportLines } = await import('./restore-report.js');
-      let handle;
       try {
-        handle = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1 });
-        const applied = await handle.unbounded(migrateToLatest);
-        if (applied.length > 0) process.stdout.write(`tack: applied ${applied.join(', ')}\n`);
-        const report = await checkRestore(handle.db, { since, endSessions: options.endSessions === true });
+        const report = await checkRestoredDatabase(config, { since, endSessions: options.endSessions === true }, (applied) => {
+          if (applied.length > 0) process.stdout.write(`tack: applied ${applied.join(', ')}\n`);
+        });
         for (const line of restoreReportLines(report)) process.stdout.write(`${line}\n`);
       } catch (err) {
         startupFailure(err);
-      } finally {
-        await handle?.close();
       }
     });
 }
