@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { buildApp, type App } from './app.js';
 import { ConfigError, type Config } from './config.js';
 import { authNotifications, type ListenTiming } from './db/auth-notifications.js';
 import { connect, type DbHandle } from './db/connect.js';
@@ -10,7 +11,6 @@ import { bootstrap, ownerLinkLimits } from './domain/bootstrap.js';
 import { pruneIdempotencyKeys } from './domain/idempotency.js';
 import { pruneSignins } from './domain/sessions.js';
 import { issueSigninLink } from './domain/signin-links.js';
-import { buildApp, type App } from './http/app.js';
 import { createLogger } from './log.js';
 import { connectRedis } from './redis.js';
 import { jobRunner, type JobDeps } from '../jobs/index.js';
@@ -86,6 +86,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       clock: options.clock,
       jobs: jobRunner(jobDeps),
       webDir: options.webDir,
+      // The Slack ack's own small pool; PGlite has its one connection only.
+      openPool: db.pool ? (own) => connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, timeouts: config.database.requests, ...own }) : undefined,
     });
     if (db.pool) {
       notifications = authNotifications(db.pool, built.authCache, log, options.listenTiming);

@@ -8,7 +8,7 @@ import { connect, type DbHandle } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { bootstrap } from '../src/domain/bootstrap.js';
 import { generateToken } from '../src/domain/token-format.js';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/app.js';
 import { operations } from '../src/operations/index.js';
 import { connectTo, createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { startFakeSlack, type FakeSlack } from './helpers/fake-slack.js';

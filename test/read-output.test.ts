@@ -6,7 +6,7 @@ import { loadConfig } from '../src/config.js';
 import { connect, type DbHandle } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { base62Checksum, hashToken, TOKEN_PREFIX } from '../src/domain/token-format.js';
-import { buildApp, type App } from '../src/http/app.js';
+import { buildApp, type App } from '../src/app.js';
 import { operations } from '../src/operations/index.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { seedForOutput } from './helpers/output-seed.js';

@@ -1,7 +1,13 @@
-import type { Kysely } from 'kysely';
-import type { Database, Role } from '../db/schema.js';
+import type { Db } from '../db/connect.js';
+import type { Role } from '../db/schema.js';
 import type { Member } from './member-schema.js';
 import type { JobRunner } from './jobs.js';
+
+/**
+ * The database handle every domain function takes (inside a write, the write's transaction).
+ * The faces hold it and hand it down without importing src/db.
+ */
+export type { Db };
 
 export const SCOPES = ['read', 'write', 'replay', 'config:write'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -48,7 +54,7 @@ export interface Profile {
 
 /** What every domain function gets. Inside a write, `db` is the write's transaction. */
 export interface Ctx {
-  db: Kysely<Database>;
+  db: Db;
   clock: () => Date;
   principal: Principal;
   /** Base of snippets' public links (config PUBLIC_BASE_URL, no trailing slash); set by `execute`. */

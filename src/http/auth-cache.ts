@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
+import type { Db } from '../domain/context.js';
 import type { AppError } from '../domain/errors.js';
 import { authenticateToken, unauthorized, type Authenticated } from '../domain/authenticate.js';
 import { authenticateSession, sessionEnded } from '../domain/authenticate-session.js';
@@ -26,7 +25,7 @@ export class AuthCache {
   // listens. True without a listener (PGlite: one process owns the data).
   #hearing = true;
 
-  constructor(private readonly db: Kysely<Database>, private readonly now: () => number = Date.now) {}
+  constructor(private readonly db: Db, private readonly now: () => number = Date.now) {}
 
   authenticate(token: string): Promise<Authenticated> {
     return this.#cached(`t:${hashToken(token)}`, (at) => authenticateToken(this.db, token, at), unauthorized);

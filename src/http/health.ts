@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import type { AppDeps } from './app.js';
+import type { Redis } from 'ioredis';
+import type { Db } from '../domain/context.js';
 import { envelopeFor } from './envelope.js';
 
 const PING_TIMEOUT_MS = 2_000;
@@ -17,7 +18,12 @@ function withTimeout<T>(p: Promise<T>, what: string): Promise<T> {
  * not. A configured Redis that does not answer makes it `degraded` with 200: `/v1` still
  * serves (rate limits count in memory), so a load balancer must keep sending traffic.
  */
-export function registerHealth(app: FastifyInstance, deps: Pick<AppDeps, 'db' | 'redis'>): void {
+export interface HealthOptions {
+  db: Db;
+  redis?: Redis | undefined;
+}
+
+export async function health(app: FastifyInstance, deps: HealthOptions): Promise<void> {
   app.get('/healthz', async () => ({ status: 'ok' }));
   // One database ping at a time: while Postgres stalls, a ping waits out the statement bound,
   // and probes arriving meanwhile share it instead of taking a pool connection each.

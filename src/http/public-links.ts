@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
+import type { Db } from '../domain/context.js';
 import { readPublicSnippet } from '../domain/snippets/links.js';
 import { PER_ADDRESS } from './rate-limit.js';
 
@@ -23,7 +22,7 @@ export function publicLinkPath(publicBaseUrl: string): string {
  * is 404 `snippet_not_found` in the envelope. Counted per client address (no token), so a
  * flood of guesses is refused with 429 before it costs a query.
  */
-export function registerPublicLinks(app: FastifyInstance, deps: { db: Kysely<Database>; publicBaseUrl: string }): void {
+export async function publicLinks(app: FastifyInstance, deps: { db: Db; publicBaseUrl: string }): Promise<void> {
   // `:` starts a parameter in a Fastify path; `::` is a literal colon.
   const base = publicLinkPath(deps.publicBaseUrl).replace(/:/g, '::');
   app.get<{ Params: { link: string } }>(`${base}/:link`, { config: PER_ADDRESS }, async (request, reply) => {

@@ -1,8 +1,7 @@
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
 import { announceAuthChange } from '../db/auth-notifications.js';
+import type { Db } from '../domain/context.js';
 import { endSession } from '../domain/sessions.js';
 import { AppError } from '../domain/errors.js';
 import { describeSigninCode, redeemSigninCode } from '../domain/signin-links.js';
@@ -13,7 +12,7 @@ import { crossSiteRequest, isSameOriginRequest } from './same-origin.js';
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from './session-cookie.js';
 
 export interface SigninDeps {
-  db: Kysely<Database>;
+  db: Db;
   clock: () => Date;
   /** APP_URL as the server knows it now (the real port once listening). */
   appUrl: () => string;

@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import helmet, { type FastifyHelmetOptions } from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { notBuiltPage } from './html-pages.js';
@@ -42,38 +41,6 @@ export interface WebAppOptions {
   webDir: string;
   /** The path of public snippet links (`/p` by default), never the app either. */
   publicLinkPath: string;
-  /** Reached over HTTPS: ask browsers to keep to it (HSTS, upgrade-insecure-requests). */
-  secure: boolean;
-}
-
-/**
- * Security headers of the app's responses. Scripts only from tack itself (no inline script,
- * no eval). Styles also allow inline: libraries of accessible primitives inject `<style>`
- * elements; user text is rendered as text, never as markup. `same-origin` referrers, so
- * the app's own form posts keep their `Origin` while other sites learn nothing.
- */
-export function helmetOptions(secure: boolean): FastifyHelmetOptions {
-  return {
-    global: true,
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        imgSrc: ["'self'", 'data:', 'blob:'],
-        fontSrc: ["'self'", 'data:'],
-        connectSrc: ["'self'"],
-        objectSrc: ["'none'"],
-        baseUri: ["'self'"],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-        ...(secure ? { upgradeInsecureRequests: [] } : {}),
-      },
-    },
-    referrerPolicy: { policy: 'same-origin' },
-    strictTransportSecurity: secure ? { maxAge: 31_536_000 } : false,
-  };
 }
 
 /**
@@ -82,10 +49,10 @@ export function helmetOptions(secure: boolean): FastifyHelmetOptions {
  * (favicon) revalidated too. Any other GET whose `Accept` names `text/html` gets the app as
  * well (it shows its own not-found page), except under /v1, /p, /slack, /mcp and /assets;
  * everything else falls through to the JSON 404. Without a build, pages answer a short HTML
- * page saying so.
+ * page saying so. Registered inside the pages' scope (pages.ts), whose security headers it
+ * sends: `reply.helmet()` where a route turns them off for its 404s.
  */
 export async function webApp(app: FastifyInstance, opts: WebAppOptions): Promise<void> {
-  await app.register(helmet, helmetOptions(opts.secure));
   await app.register(fastifyStatic, {
     root: join(opts.webDir, 'assets'),
     prefix: '/assets/',

@@ -1,3 +1,4 @@
+import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { Principal } from '../domain/context.js';
@@ -42,8 +43,8 @@ function field(source: unknown, name: string): string {
 }
 
 /**
- * The confirm page of `/tack connect` (registered with the web app's pages: their cookie
- * parser, security headers and form parser), when Slack is configured:
+ * The confirm page of `/tack connect` (registered in the pages' scope: their cookie parser
+ * and security headers; its own form parser), when Slack is configured:
  *
  * - `GET /slack/connect?code=…` shows, to a signed-in browser, which Slack user would act as
  *   which member, and a button; it changes nothing (link scanners and unfurlers open links).
@@ -57,6 +58,7 @@ function field(source: unknown, name: string): string {
 export async function slackConnectRoutes(app: FastifyInstance, deps: SlackConnectDeps): Promise<void> {
   if (!deps.config.slack.botToken) return;
   const { runtime, authCache } = deps;
+  await app.register(formbody, { bodyLimit: BODY_LIMIT });
 
   /** The signed-in member behind the browser's session cookie; undefined when there is none that works. */
   const signedIn = async (request: FastifyRequest): Promise<Principal | undefined> => {

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { connect } from '../db/connect.js';
 import { pruneDeliveries } from '../db/slack-deliveries.js';
+import type { Db } from '../domain/context.js';
 import { AppError } from '../domain/errors.js';
 import { pruneConnectLinks } from '../domain/slack-connect.js';
 import { envelopeFor } from '../http/envelope.js';
@@ -39,12 +39,26 @@ function sendAck(reply: FastifyReply, outcome: AckOutcome, requestId: string): F
   return reply.code(200).type('application/json; charset=utf-8').send(JSON.stringify(outcome.body));
 }
 
+/** A pool of its own, opened for the plugin and closed with the app. */
+export interface OwnPool {
+  db: Db;
+  close(): Promise<void>;
+}
+
+export interface SlackPluginOptions extends SlackDeps {
+  /**
+   * Opens a small pool of the server's database (`asyncCommit`: its commits do not wait for
+   * the WAL flush); undefined where there is one connection only (PGlite): the runtime's db then.
+   */
+  openPool?: ((options: { poolSize: number; asyncCommit: boolean }) => Promise<OwnPool>) | undefined;
+}
+
 /**
  * The Slack app, when configured: Socket Mode when `SLACK_APP_TOKEN` is set (no HTTP
  * endpoint then), else `POST /slack/events` when the signing secret and bot token are set.
  * Without them nothing is registered and `/slack/events` is an ordinary 404.
  */
-export async function registerSlack(app: FastifyInstance, deps: SlackDeps): Promise<void> {
+export async function registerSlack(app: FastifyInstance, deps: SlackPluginOptions): Promise<void> {
   const { signingSecret, botToken, appToken } = deps.config.slack;
   if (!botToken) return;
   if (!appToken && !signingSecret) return;
@@ -54,8 +68,7 @@ export async function registerSlack(app: FastifyInstance, deps: SlackDeps): Prom
   // Its commits do not wait for the WAL flush: whatever the command then writes commits after
   // it, durably, and WAL order makes the record durable first; if the database crashes before
   // either is, a retry finds nothing done and acts once. PGlite has one connection anyway.
-  const { databaseUrl } = deps.config;
-  const ack = databaseUrl ? await connect({ databaseUrl, dataDir: deps.config.dataDir, poolSize: ACK_POOL_SIZE, asyncCommit: true, timeouts: deps.config.database.requests }) : undefined;
+  const ack = deps.openPool ? await deps.openPool({ poolSize: ACK_POOL_SIZE, asyncCommit: true }) : undefined;
   app.addHook('onClose', async () => ack?.close());
   const slackDeps: SlackDeps = { ...deps, deliveries: new DeliveryRecorder(ack?.db ?? deps.runtime.db, ack ? ACK_POOL_SIZE : 1) };
   if (appToken) {

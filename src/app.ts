@@ -1,0 +1,101 @@
+import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { Db } from './domain/context.js';
+import type { JobRunner } from './domain/jobs.js';
+import { admissionPlugin } from './http/admission.js';
+import { api, isApiUrl } from './http/api.js';
+import { AuthCache } from './http/auth-cache.js';
+import { drainingPlugin } from './http/draining.js';
+import { errorsPlugin } from './http/errors.js';
+import { health } from './http/health.js';
+import { createHttpInstance } from './http/http-instance.js';
+import { pagesPlugin } from './http/pages.js';
+import { publicLinkPath, publicLinks } from './http/public-links.js';
+import { RequestCounter } from './http/request-counter.js';
+import { secureCookies } from './http/session-cookie.js';
+import { signinRoutes } from './http/signin.js';
+import { defaultWebDir, webApp } from './http/web-app.js';
+import { isMcpUrl, mcpHttpTransport } from './mcp/http-transport.js';
+import type { Runtime } from './operations/execute.js';
+import { operations } from './operations/index.js';
+import { slackConnectRoutes } from './slack/connect-routes.js';
+import { registerSlack, type SlackPluginOptions } from './slack/plugin.js';
+
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  log: Logger;
+  redis?: Redis | undefined;
+  clock?: () => Date;
+  https?: { cert: Buffer; key: Buffer } | undefined;
+  /** Runs a background job now (`runJob`). */
+  jobs?: JobRunner;
+  /** The web app's build (default: `dist/web` of this checkout). */
+  webDir?: string;
+  /** Opens a small pool of its own for a face that needs one (Slack's acks); without it, they use `db`. */
+  openPool?: SlackPluginOptions['openPool'];
+}
+
+export interface App {
+  app: FastifyInstance;
+  authCache: AuthCache;
+  runtime: Runtime;
+}
+
+/** Requests that take a token, counted per token (else per address) before routing: all of /v1 and /mcp. */
+const byToken = (url: string) => isApiUrl(url) || isMcpUrl(url);
+
+/**
+ * Builds the HTTP app without listening (tests inject or listen on port 0): the platform
+ * (src/http: errors, draining, admission, in that order, on the root), then each face as a
+ * sibling plugin. Nothing of a face is known here but where it plugs in.
+ */
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const { config, db, log } = deps;
+  const clock = deps.clock ?? (() => new Date());
+  // Date.now unless a clock is injected: read twice on every request (rate limit, auth cache).
+  const injected = deps.clock;
+  const nowMs = injected ? () => injected().getTime() : Date.now;
+  const counter = new RequestCounter({ perMinute: config.rateLimitPerMinute, redis: deps.redis, log, nowMs });
+  const { app, connections } = createHttpInstance({ config, log, https: deps.https, counter, counted: byToken });
+  const authCache = new AuthCache(db, nowMs);
+  const runtime: Runtime = {
+    db,
+    clock,
+    publicBaseUrl: config.publicBaseUrl,
+    appUrl: config.appUrl,
+    jobs: deps.jobs,
+    // Other processes drop theirs on the NOTIFY sent inside the same transaction.
+    afterCommit(change) {
+      if (change.changesAuth) authCache.clear();
+    },
+  };
+  const appUrl = () => runtime.appUrl!;
+  const secure = secureCookies(config.appUrl, deps.https !== undefined);
+
+  // The API's own paths and the health checks answer 405; pages, public links and Slack 404.
+  await app.register(errorsPlugin, { answers405: (url) => byToken(url) || url === '/healthz' || url === '/readyz' });
+  await app.register(drainingPlugin, { connections });
+  await app.register(admissionPlugin, { authCache, counter, byToken, byCookie: isApiUrl, appUrl });
+
+  await app.register(health, { db, redis: deps.redis });
+  await app.register(api, { operations, runtime });
+  await app.register(publicLinks, { db, publicBaseUrl: config.publicBaseUrl });
+  await app.register(registerSlack, { config, runtime, log, openPool: deps.openPool });
+  await app.register(mcpHttpTransport, {
+    operations,
+    runtime,
+    // The messages of a batch past its first, which admission counted: each is a call.
+    countMore: (request, reply, messages) => counter.countPrincipal(reply, request.principal!, messages),
+  });
+  // The pages a browser opens, in one scope: cookies and security headers for them alone.
+  await app.register(async (browser) => {
+    await browser.register(pagesPlugin, { secure });
+    await browser.register(webApp, { webDir: deps.webDir ?? defaultWebDir(), publicLinkPath: publicLinkPath(config.publicBaseUrl) });
+    await browser.register(signinRoutes, { db, clock, appUrl, secureCookies: secure, authCache });
+    await browser.register(slackConnectRoutes, { config, runtime, authCache });
+  });
+  return { app, authCache, runtime };
+}
