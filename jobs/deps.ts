@@ -1,13 +1,12 @@
 import type { WebClient } from '@slack/web-api';
-import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../src/config.js';
-import type { Database } from '../src/db/schema.js';
+import type { Db } from '../src/domain/context.js';
 import type { JobResult, JobScope } from '../src/domain/jobs.js';
 
 /** What a job needs: everything it touches is handed in, so tests and the bench run it as is. */
 export interface JobDeps {
-  db: Kysely<Database>;
+  db: Db;
   /** The Web API client; undefined when Slack is not configured (then nothing is sent). */
   slack: WebClient | undefined;
   clock: () => Date;

@@ -1,6 +1,6 @@
 import { TZDate } from '@date-fns/tz';
 import { addDays, format, getISOWeek, getISOWeekYear, startOfISOWeek } from 'date-fns';
-import type { SlackCadence } from '../src/db/schema.js';
+import type { SlackCadence } from '../src/vocabulary.js';
 import { zoneOrUtc } from '../src/domain/fields.js';
 import { localToday } from '../src/domain/todo-due.js';
 

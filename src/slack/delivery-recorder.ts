@@ -1,6 +1,5 @@
-import type { Kysely } from 'kysely';
 import { recordDeliveries, type Delivery } from '../db/slack-deliveries.js';
-import type { Database } from '../db/schema.js';
+import type { Db } from '../domain/context.js';
 import { databaseFailure } from '../domain/database-failures.js';
 
 interface Waiting extends Delivery {
@@ -24,7 +23,7 @@ export class DeliveryRecorder {
   #running = 0;
 
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly db: Db,
     private readonly inFlight: number,
   ) {}
 
