@@ -31,7 +31,7 @@ declare module 'fastify' {
 /**
  * Route config of a route that takes requests without a token (`/p/…`, `/slack/events`,
  * `/signin`, `/github/webhooks`): `app.get(path, { config: PER_ADDRESS }, handler)`. The
- * app's onRequest hook then counts each request per client address against
+ * admission hook (admission.ts) then counts each request per client address against
  * `RATE_LIMIT_PER_MINUTE`, before the route reads a body, queries or logs anything, and
  * answers 429 `rate_limited` with Retry-After past it (shared through Redis when configured).
  */

@@ -51,8 +51,8 @@ const OWN_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection'
 
 /**
  * Streamable HTTP at `POST /mcp`, stateless (a new MCP server per request, no session), with
- * JSON answers. The caller is the bearer token's principal, authenticated by the app's
- * onRequest hook as for `/v1`; tools run `execute()` in-process as that principal, so scopes,
+ * JSON answers. The caller is the bearer token's principal, authenticated by the admission
+ * hook (src/http/admission.ts) as for `/v1`; tools run `execute()` in-process as that principal, so scopes,
  * roles and agent gates apply exactly as on `/v1`; a write's `idempotency_key` argument goes
  * to `execute` as the header's key would, so a retried call is applied once.
  */
