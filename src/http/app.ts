@@ -284,7 +284,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // Cookies are parsed and set by the pages and sign-in only; /v1 reads its session cookie itself.
     await web.register(cookie);
     await webApp(web, { webDir: deps.webDir ?? defaultWebDir(), publicLinkPath: publicLinkPath(deps.config.publicBaseUrl), secure });
-    await signinRoutes(web, { db: deps.db, clock, appUrl: () => runtime.appUrl!, secureCookies: secure, authCache });
+    await signinRoutes(web, { runtime, appUrl: () => runtime.appUrl!, secureCookies: secure, authCache });
     await slackConnectRoutes(web, { config: deps.config, runtime, authCache });
   });
   return { app, authCache, runtime };
