@@ -1,7 +1,6 @@
-import type { Kysely } from 'kysely';
-import { recordDeliveries, type Delivery } from '../db/slack-deliveries.js';
-import type { Database } from '../db/schema.js';
 import { isDataException } from '../domain/db-errors.js';
+import { recordDeliveries, type Delivery } from '../domain/slack-deliveries.js';
+import type { Runtime } from '../operations/execute.js';
 
 interface Waiting extends Delivery {
   resolve(fresh: boolean): void;
@@ -24,7 +23,7 @@ export class DeliveryRecorder {
   #running = 0;
 
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly db: Runtime['db'],
     private readonly inFlight: number,
   ) {}
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { connect } from '../db/connect.js';
-import { pruneDeliveries } from '../db/slack-deliveries.js';
+import { pruneDeliveries } from '../domain/slack-deliveries.js';
+import { ACK_POOL_SIZE, openAckPool } from '../operations/ack-pool.js';
 import { AppError } from '../domain/errors.js';
 import { pruneConnectLinks } from '../domain/slack-connect.js';
 import { envelopeFor } from '../http/envelope.js';
@@ -17,9 +17,6 @@ export const SLACK_EVENTS_PATH = '/slack/events';
 // Slack's payloads are small; a message's blocks stay well under this.
 const BODY_LIMIT = 1024 * 1024;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
-// Connections for recording deliveries before their ack, each running one batch of them (a
-// group commit: see DeliveryRecorder).
-const ACK_POOL_SIZE = 2;
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
@@ -49,13 +46,8 @@ export async function registerSlack(app: FastifyInstance, deps: SlackDeps): Prom
   if (!botToken) return;
   if (!appToken && !signingSecret) return;
   const log = deps.log.child({ component: 'slack' });
-  // The ack's own small pool on a server: the delivery record it waits for must never queue
-  // behind earlier commands' reads for a connection of the shared pool (Slack gives up at 3 s).
-  // Its commits do not wait for the WAL flush: whatever the command then writes commits after
-  // it, durably, and WAL order makes the record durable first; if the database crashes before
-  // either is, a retry finds nothing done and acts once. PGlite has one connection anyway.
-  const { databaseUrl } = deps.config;
-  const ack = databaseUrl ? await connect({ databaseUrl, dataDir: deps.config.dataDir, poolSize: ACK_POOL_SIZE, asyncCommit: true, timeouts: deps.config.database.requests }) : undefined;
+  // The ack's own small pool on a server (see openAckPool); on PGlite, the runtime's one connection.
+  const ack = await openAckPool(deps.config);
   app.addHook('onClose', async () => ack?.close());
   const slackDeps: SlackDeps = { ...deps, deliveries: new DeliveryRecorder(ack?.db ?? deps.runtime.db, ack ? ACK_POOL_SIZE : 1) };
   if (appToken) {

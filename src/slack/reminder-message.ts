@@ -1,8 +1,7 @@
 import type { WebClient } from '@slack/web-api';
-import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { reminderMessageAt, todosListedIn, type ListedTodo } from '../domain/reminder-messages.js';
-import type { Database } from '../db/schema.js';
+import type { Runtime } from '../operations/execute.js';
 import { describeSlackFailure, textAloneIfRefused } from './slack-errors.js';
 import { todoDigestView, type DigestTodo } from './views/todos.js';
 
@@ -65,7 +64,7 @@ export interface ReminderAt {
  * the latest state. `memberId`: only the member's own reminder (a click's). Answers false when
  * tack has no record of such a reminder; throws what Slack answered when it refused.
  */
-export async function refreshReminder(db: Kysely<Database>, slack: WebClient, at: ReminderAt, log: Logger, memberId?: string): Promise<boolean> {
+export async function refreshReminder(db: Runtime['db'], slack: WebClient, at: ReminderAt, log: Logger, memberId?: string): Promise<boolean> {
   return oneAtATime(`${at.channel} ${at.ts}`, async () => {
     const message = await reminderMessageAt(db, at.channel, at.ts);
     if (!message || (memberId !== undefined && message.memberId !== memberId)) return false;
