@@ -47,13 +47,17 @@ function asDigestTodo(t: DueTodo): DigestTodo {
  */
 export async function sendDigest(sweep: SlackSweep, digest: MemberDigest, result: JobResult): Promise<void> {
   const { deps, slack } = sweep;
-  const todoClaims = await writeTransaction(deps, (trx) =>
-    claimPosts(trx, 'todo_reminder', digest.orgId, digest.todos.map((t) => ({ subjectId: t.id, period: t.due_on })), deps.clock()),
-  );
+  // Both claims in one transaction (one commit): the todos' first, in subject order, then the day's digest.
+  const { todoClaims, digestClaim } = await writeTransaction(deps, async (trx) => {
+    const now = deps.clock();
+    const todoClaims = await claimPosts(trx, 'todo_reminder', digest.orgId, digest.todos.map((t) => ({ subjectId: t.id, period: t.due_on })), now);
+    if (todoClaims.length === 0) return { todoClaims, digestClaim: undefined };
+    const [digestClaim] = await claimPosts(trx, 'todo_digest', digest.orgId, [{ subjectId: digest.memberId, period: digest.today }], now);
+    return { todoClaims, digestClaim };
+  });
   if (todoClaims.length === 0) return;
   const claimed = new Set(todoClaims.map((c) => c.subjectId));
   const todos = digest.todos.filter((t) => claimed.has(t.id)).map(asDigestTodo);
-  const [digestClaim] = await writeTransaction(deps, (trx) => claimPosts(trx, 'todo_digest', digest.orgId, [{ subjectId: digest.memberId, period: digest.today }], deps.clock()));
   if (digestClaim) {
     const view = todoDigestView([...todos].sort(byUrgency), digest.today);
     const outcome = await postOnce(sweep, {
