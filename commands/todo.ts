@@ -87,10 +87,7 @@ export const todoCommand: CommandHandler = async (text, ctx) => {
       return todoListView(open.todos, { truncated: open.truncated });
     }
     case 'add': {
-      const input: Record<string, unknown> = { title: cmd.title };
-      if (cmd.priority) input.priority = cmd.priority;
-      if (cmd.due) input.due_on = cmd.due;
-      const todo = await ctx.call('createTodo', input);
+      const todo = await ctx.call('createTodo', { title: cmd.title, priority: cmd.priority, due_on: cmd.due });
       return todoCreatedView(todo);
     }
     case 'form':

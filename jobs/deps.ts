@@ -2,9 +2,15 @@ import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { Config } from '../src/config.js';
 import type { Db } from '../src/domain/context.js';
+import { organizationIdBySlug } from '../src/domain/due-reminders.js';
 import type { JobResult, JobScope } from '../src/domain/jobs.js';
+import type { Runtime } from '../src/operations/execute.js';
 
-/** What a job needs: everything it touches is handed in, so tests and the bench run it as is. */
+/**
+ * What a job needs: everything it touches is handed in, so tests and the bench run it as is.
+ * It is a `Runtime` (db and clock): what a job changes goes through `writeTransaction`, the
+ * one write path, and what it asks of tack through `callOperation`.
+ */
 export interface JobDeps {
   db: Db;
   /** The Web API client; undefined when Slack is not configured (then nothing is sent). */
@@ -28,9 +34,9 @@ export function emptyResult(): JobResult {
 
 /** The organization the Slack workspace works in (`SLACK_ORG`), unless the scope names another. */
 export async function slackOrgId(deps: JobDeps, scope: JobScope): Promise<string | undefined> {
-  const org = await deps.db.selectFrom('organizations').select('id').where('slug', '=', deps.config.slack.org).executeTakeFirst();
-  if (!org || (scope.orgId !== undefined && scope.orgId !== org.id)) return undefined;
-  return org.id;
+  const orgId = await organizationIdBySlug(deps.db, deps.config.slack.org);
+  if (!orgId || (scope.orgId !== undefined && scope.orgId !== orgId)) return undefined;
+  return orgId;
 }
 
 /** Runs `fn` over `items` with at most `limit` at a time; once `stop` says so, starts no more. */

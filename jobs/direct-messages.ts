@@ -1,5 +1,6 @@
 import type { WebClient } from '@slack/web-api';
-import { forgetDmChannel, keepDmChannel, keptDmChannel } from '../src/db/slack-dm-channels.js';
+import { forgetDmChannel, keepDmChannel, keptDmChannel } from '../src/domain/slack-dm-channels.js';
+import { writeTransaction } from '../src/operations/write-transaction.js';
 import type { JobDeps } from './deps.js';
 
 /** A Slack user's DM with the bot, opened at most once (see `slack_dm_channels`). */
@@ -31,11 +32,11 @@ export function directMessage(deps: Pick<JobDeps, 'db' | 'clock'>, slack: WebCli
       const res = await slack.conversations.open({ users: slackUserId });
       const id = res.channel?.id;
       if (!id) throw new Error('conversations.open returned no channel');
-      await keepDmChannel(deps.db, slackUserId, id, deps.clock());
+      await writeTransaction(deps, (trx) => keepDmChannel(trx, slackUserId, id, deps.clock()));
       return id;
     },
     async failed() {
-      if (used) await forgetDmChannel(deps.db, slackUserId, used);
+      if (used) await writeTransaction(deps, (trx) => forgetDmChannel(trx, slackUserId, used!));
     },
   };
 }

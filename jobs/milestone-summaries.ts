@@ -1,11 +1,13 @@
-import { claimPosts, markSent } from '../src/db/slack-posts.js';
 import { AppError } from '../src/domain/errors.js';
 import type { JobResult, JobScope } from '../src/domain/jobs.js';
+import { summaryPeriod } from '../src/domain/local-time.js';
+import { claimPosts } from '../src/domain/slack-posts.js';
 import { slackPrincipal } from '../src/domain/slack-links.js';
+import { activeSubscriptions, recordSummarySent } from '../src/domain/summary-subscriptions.js';
 import { callOperation } from '../src/operations/call.js';
+import { writeTransaction } from '../src/operations/write-transaction.js';
 import { milestoneStatusView, type MilestoneView } from '../src/slack/views/milestones.js';
 import { emptyResult, slackOrgId, type JobDeps } from './deps.js';
-import { summaryPeriod } from './local-time.js';
 import { postOnce, tally } from './post-once.js';
 import { pauseSubscription } from './subscription-pause.js';
 import { SlackSweep } from './sweep.js';
@@ -22,15 +24,7 @@ export async function postMilestoneSummaries(deps: JobDeps, scope: JobScope = {}
   const orgId = await slackOrgId(deps, scope);
   if (!orgId) return result;
   const now = deps.clock();
-  const subscriptions = await deps.db
-    .selectFrom('slack_subscriptions as s')
-    .leftJoin('members as m', (j) => j.onRef('m.id', '=', 's.created_by').onRef('m.org_id', '=', 's.org_id'))
-    .select(['s.id', 's.milestone_ref', 's.channel_id', 's.cadence', 's.tz', 's.last_sent_period'])
-    .select(['m.id as member_id', 'm.name', 'm.email', 'm.role', 'm.tz as member_tz', 'm.slack_user_id'])
-    .where('s.org_id', '=', orgId)
-    .where('s.paused_at', 'is', null)
-    .orderBy('s.id')
-    .execute();
+  const subscriptions = await activeSubscriptions(deps.db, orgId);
   const runtime = { db: deps.db, clock: deps.clock };
   const sweep = deps.slack ? await SlackSweep.start(deps, deps.slack, 'milestone-summaries') : undefined;
   for (const sub of subscriptions) {
@@ -66,7 +60,7 @@ export async function postMilestoneSummaries(deps: JobDeps, scope: JobScope = {}
       result.skipped++;
       continue;
     }
-    const [claim] = await claimPosts(deps.db, 'milestone_summary', orgId, [{ subjectId: sub.id, period }], deps.clock());
+    const [claim] = await writeTransaction(deps, (trx) => claimPosts(trx, 'milestone_summary', orgId, [{ subjectId: sub.id, period }], deps.clock()));
     if (!claim) continue;
     const { text, blocks } = milestoneStatusView(status);
     const outcome = await postOnce(sweep, {
@@ -74,11 +68,7 @@ export async function postMilestoneSummaries(deps: JobDeps, scope: JobScope = {}
       channel: async () => sub.channel_id,
       message: { text, blocks },
       marker: { event_type: 'tack_summary', event_payload: { subscription_id: sub.id, period } },
-      record: (channelId, ts) =>
-        deps.db.transaction().execute(async (trx) => {
-          await markSent(trx, [{ claim, channelId, ts }], deps.clock());
-          await trx.updateTable('slack_subscriptions').set({ last_sent_period: period }).where('org_id', '=', orgId).where('id', '=', sub.id).execute();
-        }),
+      record: (channelId, ts) => writeTransaction(deps, (trx) => recordSummarySent(trx, { claim, channelId, ts, orgId, subscriptionId: sub.id, period }, deps.clock())),
       onConversationRefused: (failure) =>
         pauseSubscription(sweep, { id: sub.id, orgId, milestoneRef: sub.milestone_ref, channelId: sub.channel_id, subscriberSlackId: sub.slack_user_id ?? null }, failure),
     });

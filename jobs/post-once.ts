@@ -1,5 +1,6 @@
 import type { types } from '@slack/bolt';
-import { markNotSent, markSent, type Claim } from '../src/db/slack-posts.js';
+import { markNotSent, markSent, type Claim } from '../src/domain/slack-posts.js';
+import { writeTransaction } from '../src/operations/write-transaction.js';
 import type { JobResult } from '../src/domain/jobs.js';
 import { classifySlackError, describeSlackFailure, textAloneIfRefused, type SlackFailure } from '../src/slack/slack-errors.js';
 import type { Marker, SlackSweep } from './sweep.js';
@@ -61,11 +62,11 @@ export async function postOnce(sweep: SlackSweep, out: Outgoing): Promise<PostOu
   const { deps, slack } = sweep;
   const { claim } = out;
   const log = deps.log.child({ job_post: claim.kind, subject: claim.subjectId, period: claim.period, attempt: claim.attempts });
-  const record = out.record ?? ((channelId, ts) => markSent(deps.db, [{ claim, channelId, ts }], deps.clock()));
+  const record = out.record ?? ((channelId, ts) => writeTransaction(deps, (trx) => markSent(trx, [{ claim, channelId, ts }], deps.clock())));
   const now = deps.clock();
   if (sweep.halted) return hold(sweep, claim, claim.unsure);
   if (now.getTime() > claim.leaseUntil.getTime() - LEASE_MARGIN_MS) {
-    await markNotSent(deps.db, claim, { mayBePosted: claim.unsure, error: 'lease ran out before posting', now, retryAt: now });
+    await writeTransaction(deps, (trx) => markNotSent(trx, claim, { mayBePosted: claim.unsure, error: 'lease ran out before posting', now, retryAt: now }));
     return 'deferred';
   }
   let channel: string;
@@ -107,13 +108,15 @@ export async function postOnce(sweep: SlackSweep, out: Outgoing): Promise<PostOu
 /** Hands a claim back untried: due again when the sweep's halt says, with its attempt returned. */
 async function hold(sweep: SlackSweep, claim: Claim, mayBePosted: boolean): Promise<PostOutcome> {
   const halt = sweep.halted!;
-  await markNotSent(sweep.deps.db, claim, {
-    mayBePosted,
-    error: describeSlackFailure(halt.failure),
-    now: sweep.deps.clock(),
-    retryAt: halt.retryAt,
-    notAttempted: true,
-  });
+  await writeTransaction(sweep.deps, (trx) =>
+    markNotSent(trx, claim, {
+      mayBePosted,
+      error: describeSlackFailure(halt.failure),
+      now: sweep.deps.clock(),
+      retryAt: halt.retryAt,
+      notAttempted: true,
+    }),
+  );
   return 'held';
 }
 
@@ -129,11 +132,11 @@ async function failed(sweep: SlackSweep, out: Outgoing, err: unknown, how: { may
   const log = deps.log.child({ job_post: claim.kind, subject: claim.subjectId, period: claim.period, attempt: claim.attempts });
   const now = deps.clock();
   if (failure.kind === 'conversation' && out.onConversationRefused) {
-    await markNotSent(deps.db, claim, { mayBePosted: how.mayBePosted, error, now, retryAt: now, notAttempted: true });
+    await writeTransaction(deps, (trx) => markNotSent(trx, claim, { mayBePosted: how.mayBePosted, error, now, retryAt: now, notAttempted: true }));
     await out.onConversationRefused(failure);
     return 'paused';
   }
   log.warn({ err: error, mayBePosted: how.mayBePosted }, how.stage);
-  await markNotSent(deps.db, claim, { mayBePosted: how.mayBePosted, error, now });
+  await writeTransaction(deps, (trx) => markNotSent(trx, claim, { mayBePosted: how.mayBePosted, error, now }));
   return 'failed';
 }

@@ -1,4 +1,5 @@
 import { pauseSubscription as markPaused } from '../src/domain/slack-subscriptions.js';
+import { writeTransaction } from '../src/operations/write-transaction.js';
 import type { SlackFailure } from '../src/slack/slack-errors.js';
 import { subscriptionPausedView } from '../src/slack/views/milestones.js';
 import { directMessage } from './direct-messages.js';
@@ -21,7 +22,7 @@ export interface PausedSubscription {
 export async function pauseSubscription(sweep: SlackSweep, sub: PausedSubscription, failure: SlackFailure): Promise<void> {
   const { deps, slack } = sweep;
   const log = deps.log.child({ job: 'milestone-summaries', subscription: sub.id, channel: sub.channelId, slack_error: failure.error });
-  if (!(await markPaused(deps.db, sub, failure.error, deps.clock()))) return;
+  if (!(await writeTransaction(deps, (trx) => markPaused(trx, sub, failure.error, deps.clock())))) return;
   log.warn("Slack refused the subscription's channel; subscription paused until someone subscribes it again");
   if (!sub.subscriberSlackId) {
     log.warn('the subscriber has no Slack link; nobody was told of the pause');

@@ -1,5 +1,6 @@
 import type { WebClient } from '@slack/web-api';
-import { recordSlackLimit, slackLimitedUntil } from '../src/db/slack-rate-limits.js';
+import { recordSlackLimit, slackLimitedUntil } from '../src/domain/slack-rate-limits.js';
+import { writeTransaction } from '../src/operations/write-transaction.js';
 import type { JobName } from '../src/domain/jobs.js';
 import { describeSlackFailure, type SlackFailure } from '../src/slack/slack-errors.js';
 import type { JobDeps } from './deps.js';
@@ -79,7 +80,7 @@ export class SlackSweep {
     const now = this.deps.clock();
     const retryAt = failure.kind === 'rate_limited' ? new Date(now.getTime() + failure.retryAfterSec * 1000) : now;
     this.stopped = { failure, retryAt };
-    if (failure.kind === 'rate_limited') await recordSlackLimit(this.deps.db, retryAt, `${this.job}: ${failure.error}`, now);
+    if (failure.kind === 'rate_limited') await writeTransaction(this.deps, (trx) => recordSlackLimit(trx, retryAt, `${this.job}: ${failure.error}`, now));
     const log = this.deps.log.child({ job: this.job, slack_error: failure.error });
     if (failure.kind === 'token') {
       log.error(

@@ -1,27 +1,13 @@
-import { claimPosts, markGivenUp, markNotSent, markSent, type Claim } from '../src/db/slack-posts.js';
+import type { DueTodo } from '../src/domain/due-reminders.js';
 import type { JobResult } from '../src/domain/jobs.js';
+import { claimPosts, markGivenUp, markNotSent, markSent, postRecord, type Claim, type PostRecord } from '../src/domain/slack-posts.js';
+import { writeTransaction } from '../src/operations/write-transaction.js';
 import { byUrgency, refreshReminder } from '../src/slack/reminder-message.js';
 import { todoDigestView, type DigestTodo } from '../src/slack/views/todos.js';
 import type { JobDeps } from './deps.js';
 import type { DirectMessage } from './direct-messages.js';
 import { postOnce, tally } from './post-once.js';
 import type { SlackSweep } from './sweep.js';
-
-/** A todo whose reminder is due, with its owner and card. */
-export interface DueTodo {
-  id: string;
-  title: string;
-  priority: DigestTodo['priority'];
-  due_on: string;
-  source_url: string | null;
-  member_id: string;
-  slack_user_id: string | null;
-  tz: string | null;
-  card_ref: string | null;
-  card_title: string | null;
-  /** The owner's DM channel as kept from an earlier reminder; null until one was opened. */
-  dm_channel: string | null;
-}
 
 /** One member's reminder of the day: who, in which DM, what is due. */
 export interface MemberDigest {
@@ -61,11 +47,17 @@ function asDigestTodo(t: DueTodo): DigestTodo {
  */
 export async function sendDigest(sweep: SlackSweep, digest: MemberDigest, result: JobResult): Promise<void> {
   const { deps, slack } = sweep;
-  const todoClaims = await claimPosts(deps.db, 'todo_reminder', digest.orgId, digest.todos.map((t) => ({ subjectId: t.id, period: t.due_on })), deps.clock());
+  // Both claims in one transaction (one commit): the todos' first, in subject order, then the day's digest.
+  const { todoClaims, digestClaim } = await writeTransaction(deps, async (trx) => {
+    const now = deps.clock();
+    const todoClaims = await claimPosts(trx, 'todo_reminder', digest.orgId, digest.todos.map((t) => ({ subjectId: t.id, period: t.due_on })), now);
+    if (todoClaims.length === 0) return { todoClaims, digestClaim: undefined };
+    const [digestClaim] = await claimPosts(trx, 'todo_digest', digest.orgId, [{ subjectId: digest.memberId, period: digest.today }], now);
+    return { todoClaims, digestClaim };
+  });
   if (todoClaims.length === 0) return;
   const claimed = new Set(todoClaims.map((c) => c.subjectId));
   const todos = digest.todos.filter((t) => claimed.has(t.id)).map(asDigestTodo);
-  const [digestClaim] = await claimPosts(deps.db, 'todo_digest', digest.orgId, [{ subjectId: digest.memberId, period: digest.today }], deps.clock());
   if (digestClaim) {
     const view = todoDigestView([...todos].sort(byUrgency), digest.today);
     const outcome = await postOnce(sweep, {
@@ -73,7 +65,7 @@ export async function sendDigest(sweep: SlackSweep, digest: MemberDigest, result
       channel: () => digest.dm.channel(),
       message: { text: view.text, blocks: view.blocks },
       marker: { event_type: 'tack_digest', event_payload: { member_id: digest.memberId, date: digest.today } },
-      record: (channelId, ts) => markSent(deps.db, [digestClaim, ...todoClaims].map((claim) => ({ claim, channelId, ts })), deps.clock()),
+      record: (channelId, ts) => writeTransaction(deps, (trx) => markSent(trx, [digestClaim, ...todoClaims].map((claim) => ({ claim, channelId, ts })), deps.clock())),
     });
     tally(result, outcome);
     if (outcome === 'sent') return;
@@ -93,7 +85,7 @@ export async function sendDigest(sweep: SlackSweep, digest: MemberDigest, result
     return;
   }
   try {
-    await markSent(deps.db, todoClaims.map((claim) => ({ claim, channelId: row.channel_id!, ts: row.message_ts! })), deps.clock());
+    await writeTransaction(deps, (trx) => markSent(trx, todoClaims.map((claim) => ({ claim, channelId: row.channel_id!, ts: row.message_ts! })), deps.clock()));
     await updateDigest(sweep, row.channel_id, row.message_ts);
     result.sent++;
   } catch (err) {
@@ -103,14 +95,8 @@ export async function sendDigest(sweep: SlackSweep, digest: MemberDigest, result
   }
 }
 
-function digestRow(deps: JobDeps, digest: MemberDigest) {
-  return deps.db
-    .selectFrom('slack_posts')
-    .select(['state', 'channel_id', 'message_ts', 'lease_until', 'last_error'])
-    .where('kind', '=', 'todo_digest')
-    .where('subject_id', '=', digest.memberId)
-    .where('period', '=', digest.today)
-    .executeTakeFirst();
+function digestRow(deps: JobDeps, digest: MemberDigest): Promise<PostRecord | undefined> {
+  return postRecord(deps.db, 'todo_digest', digest.memberId, digest.today);
 }
 
 /** The digest message again, listing every todo recorded in it, each in its state now. */
@@ -127,12 +113,14 @@ async function handBack(deps: JobDeps, claims: Claim[], digestRow: { state: stri
   const now = deps.clock();
   const error = `the day's reminder did not go out${digestRow?.last_error ? `: ${digestRow.last_error}` : ''}`;
   if (digestRow?.state === 'failed') {
-    await markGivenUp(deps.db, claims, error, now);
+    await writeTransaction(deps, (trx) => markGivenUp(trx, claims, error, now));
     return;
   }
   // Another worker posting the digest right now holds a lease of minutes but is done in a
   // moment: look again within a minute, to join its message then.
   const soon = now.getTime() + 60_000;
   const retryAt = new Date(digestRow?.lease_until ? Math.min(new Date(digestRow.lease_until).getTime(), digestRow.state === 'sending' ? soon : Infinity) : now.getTime());
-  for (const claim of claims) await markNotSent(deps.db, claim, { mayBePosted: false, error, now, retryAt, notAttempted: true });
+  await writeTransaction(deps, async (trx) => {
+    for (const claim of claims) await markNotSent(trx, claim, { mayBePosted: false, error, now, retryAt, notAttempted: true });
+  });
 }

@@ -94,7 +94,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(async (browser) => {
     await browser.register(pagesPlugin, { secure });
     await browser.register(webApp, { webDir: deps.webDir ?? defaultWebDir(), publicLinkPath: publicLinkPath(config.publicBaseUrl) });
-    await browser.register(signinRoutes, { db, clock, appUrl, secureCookies: secure, authCache });
+    await browser.register(signinRoutes, { runtime, appUrl, secureCookies: secure, authCache });
     await browser.register(slackConnectRoutes, { config, runtime, authCache });
   });
   return { app, authCache, runtime };

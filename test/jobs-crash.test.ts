@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sendTodoReminders } from '../jobs/todo-reminders.js';
-import { LEASE_MS } from '../src/db/slack-posts.js';
+import { LEASE_MS } from '../src/domain/slack-posts.js';
 import { dmChannelOf, startFakeSlack, type FakeSlack } from './helpers/fake-slack.js';
 import { addMember, addTodo, jobDeps, remindersPerTodo, slackEnv, type TestMember, todosListedIn } from './helpers/jobs.js';
 import { startTestServer, type TestServer } from './helpers/server.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sendTodoReminders } from '../jobs/todo-reminders.js';
-import { MAX_ATTEMPTS } from '../src/db/slack-posts.js';
+import { MAX_ATTEMPTS } from '../src/domain/slack-posts.js';
 import { createSecondOrg } from './helpers/second-org.js';
 import { dmChannelOf, startFakeSlack, type FakeSlack } from './helpers/fake-slack.js';
 import { addMember, addTodo, jobDeps, remindersIn, remindersPerTodo, slackEnv, todosListedIn, type TestMember } from './helpers/jobs.js';

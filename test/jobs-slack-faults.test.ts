@@ -2,7 +2,7 @@ import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { postMilestoneSummaries } from '../jobs/milestone-summaries.js';
 import { sendTodoReminders } from '../jobs/todo-reminders.js';
-import { MAX_ATTEMPTS } from '../src/db/slack-posts.js';
+import { MAX_ATTEMPTS } from '../src/domain/slack-posts.js';
 import { newId } from '../src/domain/ids.js';
 import { webClientOptions } from '../src/slack/bolt-app.js';
 import { dmChannelOf, startFakeSlack, type FakeSlack, type RecordedCall } from './helpers/fake-slack.js';

@@ -4,11 +4,11 @@ import { jobRunner } from '../jobs/index.js';
 import { connect, type DbHandle } from '../src/db/connect.js';
 import { authenticateToken } from '../src/domain/authenticate.js';
 import type { Principal } from '../src/domain/context.js';
-import { execute, type Runtime } from '../src/operations/execute.js';
+import type { Runtime } from '../src/operations/execute.js';
 import { operationNamed } from '../src/operations/index.js';
-import type { Operation } from '../src/operations/operation.js';
+import type { OperationCore } from '../src/operations/operation.js';
+import { callOperation } from '../src/operations/call.js';
 import { subscribeMilestoneOp, unsubscribeMilestoneOp } from '../src/operations/slack.js';
-import { parseOperationInput } from '../src/operations/operation-input.js';
 import { slackWebClient } from '../src/slack/web-client.js';
 import { startFakeSlack, type FakeSlack } from './helpers/fake-slack.js';
 import { slackEnv } from './helpers/jobs.js';
@@ -75,10 +75,9 @@ afterAll(async () => {
   await fake?.close();
 });
 
-async function call<T = any>(name: string | Operation, input: Record<string, unknown>, as: Principal = owner): Promise<T> {
+async function call<T = any>(name: string | OperationCore, input: Record<string, unknown>, as: Principal = owner): Promise<T> {
   const op = typeof name === 'string' ? operationNamed(name) : name;
-  const outcome = await execute(rt, op, as, parseOperationInput(op, input));
-  return (outcome.body === null ? undefined : JSON.parse(outcome.body)) as T;
+  return (await callOperation(rt, op, as, input)) as T;
 }
 
 it('names the organization in every statement on a tenant table, for every operation', async () => {

@@ -11,8 +11,9 @@ import { notFound } from './errors.js';
 import { id, key, label, pageQuery } from './fields.js';
 import { keyLookup } from './ids.js';
 import { findMilestoneId, milestoneKey, milestonesByKey } from './milestones.js';
-import { pageEntry, pageJson, pageRow, type JsonText } from './json-text.js';
-import { checkPosition, decodeCursor, fetchLimit, keyset, pageLimit, positionIn, type Cursor } from './pagination.js';
+import type { RawJson } from '../db/raw-json.js';
+import { pageEntry, pageJson, pageRow } from './json-text.js';
+import { checkPosition, decodeCursor, fetchLimit, keyset, pageLimit, positionIn, type Cursor, type Page } from './pagination.js';
 import { toIso } from './time.js';
 
 export const cardSchema = z.object({
@@ -104,7 +105,7 @@ export async function getCard(ctx: Ctx, input: z.infer<typeof cardKeyInput>): Pr
  * and before a cursor's 400, as their own lookups did; a cursor is bound to the ids they
  * resolved to (`board=eng` and `board=brd_…` page alike).
  */
-export async function listCards(ctx: Ctx, input: z.infer<typeof listCardsInput>): Promise<JsonText> {
+export async function listCards(ctx: Ctx, input: z.infer<typeof listCardsInput>): Promise<RawJson<Page<Card>>> {
   const orgId = ctx.principal.orgId;
   let cursor: Cursor | undefined;
   try {

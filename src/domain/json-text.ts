@@ -1,17 +1,7 @@
 import { sql, type AliasedRawBuilder, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { RawJson } from '../db/raw-json.js';
 import type { Database } from '../db/schema.js';
 import { makeCursor, type Position } from './pagination.js';
-
-/**
- * A read's answer already serialized, by Postgres: the exact text `JSON.stringify` would make
- * of the presented rows, passed through to every face as is. Postgres's `row_to_json` writes
- * compact JSON with the columns in order and escapes strings as `JSON.stringify` does, so a
- * row costs Node no parsing, no presentation and no serialization (`test/read-output.test.ts`
- * holds every read to the bytes it answered before).
- */
-export class JsonText {
-  constructor(readonly text: string) {}
-}
 
 /** A column reference as SQL text: `snippets.id` → `"snippets"."id"`. */
 export function col(column: string): string {
@@ -73,9 +63,12 @@ export function pageRow<DB, TB extends keyof DB>(db: Kysely<Database>, list: Sel
     ]);
 }
 
-/** A `pageRow` as the list's answer: `{"data":[…],"next_cursor":"…"}`. */
-export function pageJson(row: PageRow | undefined, scope: unknown): JsonText {
+/**
+ * A `pageRow` as the list's answer: `{"data":[…],"next_cursor":"…"}`, typed as the page `P`
+ * its rows' SQL presents (`test/read-output.test.ts` holds every read to the bytes it answered before).
+ */
+export function pageJson<P>(row: PageRow | undefined, scope: unknown): RawJson<P> {
   let text = `{"data":[${row?.data ?? ''}]`;
   if (row?.more && row.key !== null && row.id !== null) text += `,"next_cursor":${JSON.stringify(makeCursor({ key: row.key, id: row.id }, scope))}`;
-  return new JsonText(`${text}}`);
+  return new RawJson<P>(`${text}}`);
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { SCOPES, type Ctx, type Principal, type Profile } from './context.js';
 import { notFound } from './errors.js';
 import { isoDate } from './fields.js';
-import { JsonText } from './json-text.js';
+import { RawJson } from '../db/raw-json.js';
 import { PROFILE_COLUMNS, profileOf } from './authenticate.js';
 import { callerAbilities, callerAbilitiesSchema } from './abilities.js';
 import { memberSchema, orgSchema } from './member-schema.js';
@@ -24,7 +24,7 @@ export type Me = z.infer<typeof meSchema>;
 
 /** A serialized answer, and the instant it stops being true (the caller's midnight: `today` changes). */
 interface Answer {
-  json: JsonText;
+  json: RawJson<Me>;
   until: number;
 }
 
@@ -41,14 +41,14 @@ const answers = new WeakMap<Principal, Answer>();
  * today's date in their zone and what they may do. A token's principal already carries the
  * member (read with the token), and its answer is serialized once a day; otherwise one query.
  */
-export async function getMe(ctx: Ctx): Promise<Me | JsonText> {
+export async function getMe(ctx: Ctx): Promise<Me | RawJson<Me>> {
   const { principal } = ctx;
   const now = ctx.clock();
   if (principal.profile === undefined) return meOf(principal, await loadProfile(ctx), await callerZone(ctx), now);
   let answer = answers.get(principal);
   if (answer === undefined || now.getTime() >= answer.until) {
     const zone = await callerZone(ctx);
-    answer = { json: new JsonText(JSON.stringify(meOf(principal, principal.profile, zone, now))), until: dayEndsAt(now, zone) };
+    answer = { json: new RawJson<Me>(JSON.stringify(meOf(principal, principal.profile, zone, now))), until: dayEndsAt(now, zone) };
     answers.set(principal, answer);
   }
   return answer.json;

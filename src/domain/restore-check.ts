@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { announceAuthChange } from '../db/auth-notifications.js';
 import type { Database } from '../db/schema.js';
-import { fenceClaimsAfterRestore } from '../db/slack-posts.js';
+import { fenceClaimsAfterRestore } from './slack-posts.js';
 
 /** How long after a restore new Slack claims read their conversation's history first. */
 export const RESTORE_WINDOW_HOURS = 48;

@@ -1,10 +1,10 @@
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { announceAuthChange } from '../db/auth-notifications.js';
-import type { Db } from '../domain/context.js';
-import { endSession } from '../domain/sessions.js';
+import { CURRENT_SESSION } from '../domain/sessions.js';
 import { AppError } from '../domain/errors.js';
 import { describeSigninCode, redeemSigninCode } from '../domain/signin-links.js';
+import { callOperation } from '../operations/call.js';
+import type { Runtime } from '../operations/execute.js';
 import type { AuthCache } from './auth-cache.js';
 import { crossSitePage, invalidCodePage, signinPage } from './html-pages.js';
 import { PER_ADDRESS } from './rate-limit.js';
@@ -12,13 +12,12 @@ import { crossSiteRequest, isSameOriginRequest } from './same-origin.js';
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from './session-cookie.js';
 
 export interface SigninDeps {
-  db: Db;
-  clock: () => Date;
+  /** The server's runtime: sign-out is the `deleteSession` operation, run through it. */
+  runtime: Runtime;
   /** APP_URL as the server knows it now (the real port once listening). */
   appUrl: () => string;
   secureCookies: boolean;
   authCache: AuthCache;
-  /** Drops cached principals here and in every other process. */
 }
 
 // A code and a path: nothing bigger belongs in these forms.
@@ -38,7 +37,7 @@ export async function signinRoutes(app: FastifyInstance, deps: SigninDeps): Prom
     const next = typeof query.next === 'string' ? sameOriginPath(query.next) : undefined;
     if (code === undefined || code === '') return sendHtml(reply, 200, signinPage(undefined, undefined));
     // Says whom the link signs in, and into which organization, without using it up.
-    const who = await describeSigninCode(deps.db, code, deps.clock());
+    const who = await describeSigninCode(deps.runtime.db, code, deps.runtime.clock());
     if (!who) return sendHtml(reply, 400, invalidCodePage());
     return sendHtml(reply, 200, signinPage({ code, ...who }, next === '/' ? undefined : next));
   });
@@ -55,7 +54,7 @@ export async function signinRoutes(app: FastifyInstance, deps: SigninDeps): Prom
     try {
       // The browser's previous session, if any, ends with this sign-in (in every process).
       const replaces = request.cookies[SESSION_COOKIE];
-      const session = await redeemSigninCode(deps.db, code, { now: deps.clock(), userAgent: request.headers['user-agent'], replaces });
+      const session = await redeemSigninCode(deps.runtime.db, code, { now: deps.runtime.clock(), userAgent: request.headers['user-agent'], replaces });
       if (session.replaced) deps.authCache.clear();
       setSessionCookie(reply, session.secret, deps.secureCookies);
     } catch (err) {
@@ -71,19 +70,13 @@ export async function signinRoutes(app: FastifyInstance, deps: SigninDeps): Prom
     if (secret) {
       try {
         const { principal } = await deps.authCache.authenticateSession(secret);
-        const sessionId = principal.sessionId;
-        // Ended in a transaction that tells every other process (NOTIFY on commit), then here.
-        const ended =
-          sessionId !== undefined &&
-          (await deps.db.transaction().execute(async (trx) => {
-            const gone = await endSession(trx, principal.orgId, principal.memberId, sessionId);
-            if (gone) await announceAuthChange(trx);
-            return gone;
-          }));
-        if (ended) deps.authCache.clear();
+        // The one write path, as `DELETE /v1/sessions/current`: the caller confirmed in the
+        // transaction, retried on a deadlock, every other process told on commit (NOTIFY), and
+        // this one's cached principals dropped after it (the runtime's afterCommit).
+        await callOperation(deps.runtime, 'deleteSession', principal, { id: CURRENT_SESSION });
       } catch (err) {
-        // An ended or unknown session is signed out already.
-        if (!(err instanceof AppError) || err.status !== 401) throw err;
+        // An ended or unknown session (401), or one ended by another request meanwhile (404), is signed out already.
+        if (!(err instanceof AppError) || (err.status !== 401 && err.status !== 404)) throw err;
       }
     }
     clearSessionCookie(reply, deps.secureCookies);

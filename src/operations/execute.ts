@@ -3,13 +3,13 @@ import type { Database } from '../db/schema.js';
 import { confirmCaller } from '../domain/confirm-caller.js';
 import type { Ctx, Principal } from '../domain/context.js';
 import { AppError } from '../domain/errors.js';
-import { JsonText } from '../domain/json-text.js';
+import { RawJson } from '../db/raw-json.js';
 import { claimKey, recordKey, requestHash, type IdempotencySlot } from '../domain/idempotency.js';
 import type { JobRunner } from '../domain/jobs.js';
 import { requireScope, requireWriter } from '../domain/permissions.js';
 import { slackProfileZone } from '../domain/time-zone.js';
 import { resolveDueDates } from '../domain/todo-due.js';
-import type { Operation } from './operation.js';
+import type { OperationCore } from './operation.js';
 import { writeTransaction } from './write-transaction.js';
 
 export interface Runtime {
@@ -25,12 +25,18 @@ export interface Runtime {
   jobs?: JobRunner;
 }
 
-export interface Outcome {
+export interface Outcome<B = string | null> {
   status: number;
-  /** The serialized response body, exactly as first sent (null for 204). */
-  body: string | null;
+  /**
+   * The answer as the face presents it: by default the serialized response body, exactly as
+   * first sent (null for 204); for an in-process call (`callOperation`) the answer's value.
+   */
+  body: B;
   replayed: boolean;
 }
+
+/** How a face takes the run's answer: serialized (HTTP, MCP, the idempotency record) or as a value (in-process). */
+export type Presenter<B> = (result: unknown) => B;
 
 /**
  * Runs one operation for one caller, the same way for every face: scope and role checks,
@@ -41,19 +47,23 @@ export interface Outcome {
  * here, in the caller's time zone, so every face reads them alike (the idempotency key is
  * bound to the words as sent).
  */
+export async function execute(rt: Runtime, op: OperationCore, principal: Principal, input: Record<string, unknown>, idempotencyKey?: string): Promise<Outcome>;
+/** An in-process call: no idempotency key (nothing to replay), the answer presented by `present`. */
+export async function execute<B>(rt: Runtime, op: OperationCore, principal: Principal, input: Record<string, unknown>, idempotencyKey: undefined, present: Presenter<B>): Promise<Outcome<B>>;
 export async function execute(
   rt: Runtime,
-  op: Operation,
+  op: OperationCore,
   principal: Principal,
   input: Record<string, unknown>,
   idempotencyKey?: string,
-): Promise<Outcome> {
+  present: Presenter<unknown> = serialize,
+): Promise<Outcome<unknown>> {
   if (op.scope !== null) requireScope(principal, op.scope);
   const ctx = (db: Kysely<Database>, caller = principal): Ctx => ({ db, clock: rt.clock, principal: caller, publicBaseUrl: rt.publicBaseUrl, appUrl: rt.appUrl, jobs: rt.jobs });
   if (op.readOnly) {
     const due = op.dueDateFields.length === 0 ? input : await resolveDueDates(ctx(rt.db), input, op.dueDateFields);
     const result = await op.run(ctx(rt.db), due);
-    return { status: op.status, body: serialize(result), replayed: false };
+    return { status: op.status, body: present(result), replayed: false };
   }
   refuseReader(op, principal);
   const slot: IdempotencySlot | undefined = idempotencyKey
@@ -67,7 +77,7 @@ export async function execute(
   if (op.ownTransactions) {
     const caller = await confirmCaller(rt.db, principal, rt.clock());
     refuseReader(op, caller);
-    return executeOutsideTransaction(rt, op, ctx(rt.db, caller), input, slot);
+    return executeOutsideTransaction(rt, op, ctx(rt.db, caller), input, slot, present);
   }
   return writeTransaction(rt, async (trx, scope) => {
     const caller = await confirmCaller(trx, principal, rt.clock());
@@ -77,8 +87,8 @@ export async function execute(
       if (stored) return { ...stored, replayed: true };
     }
     const result = await op.run(ctx(trx, caller), input);
-    const response = { status: op.status, body: serialize(result) };
-    if (slot) await recordKey(trx, slot, response);
+    const response = { status: op.status, body: present(result) };
+    if (slot) await recordKey(trx, slot, recorded(response));
     if (op.changesAuth) await scope.authChanged();
     return { ...response, replayed: false };
   });
@@ -88,7 +98,7 @@ export async function execute(
  * Viewers read only: a write needs a writer role, except a write that names no scope, whose
  * domain function decides who may (ending one's own credentials is for everyone).
  */
-function refuseReader(op: Operation, caller: Principal): void {
+function refuseReader(op: OperationCore, caller: Principal): void {
   if (op.scope !== null) requireWriter(caller);
 }
 
@@ -110,11 +120,12 @@ const running = new Set<string>();
  */
 async function executeOutsideTransaction(
   rt: Runtime,
-  op: Operation,
+  op: OperationCore,
   ctx: Ctx,
   input: Record<string, unknown>,
   slot: IdempotencySlot | undefined,
-): Promise<Outcome> {
+  present: Presenter<unknown>,
+): Promise<Outcome<unknown>> {
   const name = slot && `${slot.owner} ${slot.operation} ${slot.key}`;
   if (slot && name) {
     if (running.has(name)) throw new AppError('idempotency_key_in_use', 409, 'A request with this Idempotency-Key is still being processed; retry shortly.');
@@ -124,8 +135,8 @@ async function executeOutsideTransaction(
   }
   try {
     const result = await op.run(ctx, input);
-    const response = { status: op.status, body: serialize(result) };
-    if (slot) await writeTransaction(rt, (trx) => recordKey(trx, slot, response));
+    const response = { status: op.status, body: present(result) };
+    if (slot) await writeTransaction(rt, (trx) => recordKey(trx, slot, recorded(response)));
     rt.afterCommit?.(op);
     return { ...response, replayed: false };
   } finally {
@@ -133,7 +144,16 @@ async function executeOutsideTransaction(
   }
 }
 
+/**
+ * The response an idempotency record keeps. A key comes only with the default presenter
+ * (`serialize`: the overloads give an in-process call none), so the body is the text sent.
+ */
+function recorded(response: { status: number; body: unknown }): { status: number; body: string | null } {
+  return response as { status: number; body: string | null };
+}
+
+/** The response body `/v1` sends: Postgres's own JSON text as is, else the value serialized. */
 function serialize(result: unknown): string | null {
-  if (result instanceof JsonText) return result.text;
+  if (result instanceof RawJson) return result.text;
   return result === undefined ? null : JSON.stringify(result);
 }

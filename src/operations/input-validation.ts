@@ -2,10 +2,13 @@ import { z } from 'zod';
 import { validationFailed, type FieldError } from '../domain/errors.js';
 import { closestField } from './field-names.js';
 import { fieldSentence, issueMessage } from './issue-messages.js';
-import type { Operation } from './operation.js';
+import type { Operation, OperationCore } from './operation.js';
 
-/** Where a value travels in an HTTP request; also the field name of a problem with the whole part. */
-export type Part = 'path' | 'query' | 'body';
+/**
+ * Where a value travels in an HTTP request, or `input` for an in-process call's one object;
+ * also the field name of a problem with the whole part.
+ */
+export type Part = 'path' | 'query' | 'body' | 'input';
 
 export interface RequestParts {
   path?: unknown;
@@ -53,12 +56,31 @@ export function validateInput(op: Operation, parts: RequestParts, pathNames: 'ur
       for (const [key, v] of Object.entries(result.data)) input[rename(part, key)] = v;
     }
   }
-  if (errors.length === 0 && op.method === 'PATCH' && op.body && isEmptyPatch(parts.body)) {
-    const names = Object.keys(op.body.shape);
-    errors.push({ field: 'body', code: 'empty', message: `Give at least one field to change: ${names.join(', ')}.` });
-  }
+  if (errors.length === 0 && op.changes.length > 0 && isEmptyPatch(parts.body)) errors.push(nothingToChange('body', op.changes));
   if (errors.length > 0) throw validationFailed(errors);
   return input;
+}
+
+/**
+ * Validates the typed input of an in-process call (the Slack face, the jobs) with the
+ * operation's own merged input schema: no text to read as numbers, no parts to route. The
+ * rules and words are `validateInput`'s (the same `checkPart`), so a bad value is the same 422
+ * `validation_failed` with the same field error `/v1` gives for it. An `undefined` value is a
+ * field not given, as JSON would drop it.
+ */
+export function validateCallInput(op: OperationCore, args: Record<string, unknown>): Record<string, unknown> {
+  const given: Record<string, unknown> = {};
+  for (const key in args) if (args[key] !== undefined) given[key] = args[key];
+  const result = checkPart('input', op.input, given, op.anyTextFields);
+  const errors = result.errors;
+  if (errors.length === 0 && op.changes.length > 0 && !op.changes.some((key) => key in given)) errors.push(nothingToChange('input', op.changes));
+  if (errors.length > 0) throw validationFailed(errors);
+  return result.data;
+}
+
+/** A PATCH that changes nothing; refused on every resource alike. */
+function nothingToChange(part: Part, names: readonly string[]): FieldError {
+  return { field: part, code: 'empty', message: `Give at least one field to change: ${names.join(', ')}.` };
 }
 
 /**
@@ -166,7 +188,12 @@ function unknownField(part: Part, schema: z.ZodObject, path: readonly PropertyKe
   const where = part === 'query' ? 'query parameter' : part === 'path' ? 'path parameter' : 'field';
   let message: string;
   if (path.length === 1 && known.length === 0) {
-    message = part === 'body' ? `${field} is not accepted: this request takes no body.` : `${field} is not accepted: this request takes no ${where}s.`;
+    message =
+      part === 'body'
+        ? `${field} is not accepted: this request takes no body.`
+        : part === 'input'
+          ? `${field} is not accepted: this operation takes no input.`
+          : `${field} is not accepted: this request takes no ${where}s.`;
   } else {
     const guess = closestField(String(path[path.length - 1]), known);
     message = guess

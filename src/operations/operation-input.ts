@@ -2,14 +2,15 @@ import { validateInput } from './input-validation.js';
 import type { Operation } from './operation.js';
 
 /**
- * Validates the arguments of a face that calls `execute` in-process (an MCP tool call, a
- * Slack command) as `/v1` validates the same request: each argument goes where an HTTP
- * client would send it (path parameters under their URL names and query values as text,
- * the rest as the JSON body), then `validateInput` checks every part with the operation's
- * own schemas, so a failure is the same 422 `validation_failed` with the same field errors
- * (a path parameter's named as the caller named it). An argument the operation does not
- * define goes where `/v1` would refuse it: the body when the operation takes one or is a
- * write, else the query.
+ * Validates the arguments of an MCP tool call on the server (Streamable HTTP) as `/v1`
+ * validates the same request, because the stdio MCP server sends that very call to `/v1` and
+ * both transports must answer alike: each argument goes where an HTTP client would send it
+ * (path parameters under their URL names and query values as text, the rest as the JSON
+ * body), then `validateInput` checks every part with the operation's own schemas, so a
+ * failure is the same 422 `validation_failed` with the same field errors (a path parameter's
+ * named as the caller named it). An argument the operation does not define goes where `/v1`
+ * would refuse it: the body when the operation takes one or is a write, else the query.
+ * In-process callers with typed input (Slack, jobs) use `callOperation` instead.
  */
 export function parseOperationInput(op: Operation, args: Record<string, unknown>): Record<string, unknown> {
   const urlName = new Map(Object.entries(op.pathInput).map(([url, name]) => [name, url]));

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import type { RawJson } from '../db/raw-json.js';
 import type { Ctx, Scope } from '../domain/context.js';
 import { anyText, references } from '../domain/fields.js';
-import type { JsonText } from '../domain/json-text.js';
 import { dueDate } from '../domain/todo-due.js';
 import type { TextType } from './input-validation.js';
 
@@ -19,32 +19,35 @@ type Renamed<T, R extends Renames> = { [K in keyof T as K extends keyof R ? R[K]
 /** What the domain function of an operation receives: path, query and body merged. */
 export type InputOf<P extends Obj, Q extends Obj, B extends Obj, R extends Renames = {}> = Renamed<z.output<P>, R> & z.output<Q> & z.output<B>;
 
-export interface OperationSpec<P extends Obj, Q extends Obj, B extends Obj, O extends z.ZodType | undefined, R extends Renames = {}> {
+/** What an in-process caller hands an HTTP-bound operation: path, query and body merged, before parsing. */
+export type CallInputOf<P extends Obj, Q extends Obj, B extends Obj, R extends Renames = {}> = Renamed<Given<P>, R> & Given<Q> & Given<B>;
+
+/** A part's fields as a caller gives them; nothing for a part the operation does not take (zod types it `Record<string, never>`). */
+type Given<S extends Obj> = keyof S['shape'] extends never ? {} : z.input<S>;
+
+/** Resource group, for OpenAPI tags and CLI grouping. */
+export type OperationGroup = 'me' | 'members' | 'tokens' | 'snippets' | 'boards' | 'cards' | 'criteria' | 'todos' | 'milestones' | 'jobs' | 'sessions';
+
+/**
+ * What `run` may answer: the output schema's value, or, for reads that let Postgres serialize
+ * it, its JSON text (`RawJson`, the same bytes). Only `run` sees the union: HTTP and MCP send
+ * the text, in-process callers get the value (parsed once, in `answerOf`).
+ */
+export type RunResult<O extends z.ZodType | undefined> = O extends z.ZodType ? z.input<O> | RawJson<z.output<O>> : void;
+
+/** What an operation is and does, whoever calls it; nothing here knows of HTTP. */
+interface CoreFields<O extends z.ZodType | undefined> {
   /** The operationId: the HTTP route, MCP tool and CLI command are all named from it. */
   name: string;
   summary: string;
-  /** Resource group, for OpenAPI tags and CLI grouping. */
-  group: 'me' | 'members' | 'tokens' | 'snippets' | 'boards' | 'cards' | 'criteria' | 'todos' | 'milestones' | 'jobs' | 'sessions';
-  method: HttpMethod;
-  /** Path under /v1 in OpenAPI style: `/snippets/{id}`. */
-  path: string;
+  group: OperationGroup;
   /**
    * The scope a caller needs, and for a write a writer role (viewers read only), checked by
    * `execute` before the domain runs. Null: any caller, with any scope and role; the domain
    * function decides alone (ending one's own token or session, contract §9).
    */
   scope: Scope | null;
-  params?: P;
-  query?: Q;
-  body?: B;
-  /**
-   * Path parameters that the merged input (MCP tool arguments, CLI arguments, the domain's
-   * input) names otherwise than the URL, because a body field has the URL's name:
-   * `PATCH /milestones/{ref}` takes a new `ref` in its body, so with `{ref: 'milestone'}` its
-   * path `ref` arrives as `milestone`.
-   */
-  pathInput?: R & { [K in keyof R]: K extends keyof z.output<P> ? string : never };
-  /** The response body schema; omit for 204 No Content. */
+  /** The answer's schema; omit when there is none (204 No Content over HTTP). */
   output?: O;
   /** 200 by default; 201 for creations. */
   status?: 200 | 201 | 204;
@@ -65,34 +68,54 @@ export interface OperationSpec<P extends Obj, Q extends Obj, B extends Obj, O ex
    * message): `execute` runs it on the pool instead of inside one transaction of its own.
    */
   ownTransactions?: boolean;
-  /** The answer, or for reads that let Postgres serialize it, its JSON text (the same bytes). */
-  run(ctx: Ctx, input: InputOf<P, Q, B, R>): Promise<O extends z.ZodType ? z.input<O> | JsonText : void>;
 }
 
-/** An operation with its types erased, as the table and the faces hold it. */
-export interface Operation {
+/**
+ * An operation without a transport (`defineCoreOperation`): one input object, read by in-process
+ * callers (the Slack face, the jobs) only. An HTTP-bound operation is `defineOperation`.
+ */
+export interface CoreSpec<I extends Obj, O extends z.ZodType | undefined> extends CoreFields<O> {
+  /** Every field the operation takes; strict (a field it does not define is refused). */
+  input?: I;
+  /** A read runs on the pool and needs no writer role; false (a write) by default. */
+  readOnly?: boolean;
+  run(ctx: Ctx, input: z.output<I>): Promise<RunResult<O>>;
+}
+
+/** An operation that `/v1` exposes: its core, and its HTTP binding (method, path, and where each field travels). */
+export interface OperationSpec<P extends Obj, Q extends Obj, B extends Obj, O extends z.ZodType | undefined, R extends Renames = {}> extends CoreFields<O> {
+  method: HttpMethod;
+  /** Path under /v1 in OpenAPI style: `/snippets/{id}`. */
+  path: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /**
+   * Path parameters that the merged input (MCP tool arguments, CLI arguments, the domain's
+   * input) names otherwise than the URL, because a body field has the URL's name:
+   * `PATCH /milestones/{ref}` takes a new `ref` in its body, so with `{ref: 'milestone'}` its
+   * path `ref` arrives as `milestone`.
+   */
+  pathInput?: R & { [K in keyof R]: K extends keyof z.output<P> ? string : never };
+  run(ctx: Ctx, input: InputOf<P, Q, B, R>): Promise<RunResult<O>>;
+}
+
+/** An operation with its types erased, as execute and in-process callers hold it: no transport. */
+export interface OperationCore {
   name: string;
   summary: string;
-  group: OperationSpec<Obj, Obj, Obj, undefined>['group'];
-  method: HttpMethod;
-  path: string;
+  group: OperationGroup;
   scope: Scope | null;
-  /** Keyed by the URL's names (`{ref}`), as HTTP validates and describes them. */
-  params: Obj | undefined;
-  query: Obj | undefined;
-  body: Obj | undefined;
-  /** The input name of each path parameter, by its URL name (itself unless `pathInput` says otherwise). */
-  pathInput: Readonly<Record<string, string>>;
-  /** params, query and body as one object: MCP tool input, CLI options. */
+  /** Every field as one strict object, by input name: MCP tool input, CLI options, in-process calls. */
   input: Obj;
-  /** Path and query fields whose text is read as a number or boolean. */
-  textTypes: Readonly<Record<string, TextType>>;
   /** Fields that take `today` and `tomorrow` as well as a date (resolved in the caller's time zone). */
   dueDateFields: readonly string[];
-  /** The operation names things (path parameters, or ids, slugs and refs in its query or body): it can answer 404. */
+  /** The operation names things (path parameters, or ids, slugs and refs in its input): it can answer 404. */
   namesThings: boolean;
   /** Fields that take any text, NUL included (a search query, a cursor): the domain reads them itself. */
   anyTextFields: readonly string[];
+  /** Fields of which a call must give at least one (a PATCH must change something); empty for most. */
+  changes: readonly string[];
   output: z.ZodType | undefined;
   status: 200 | 201 | 204;
   readOnly: boolean;
@@ -103,22 +126,114 @@ export interface Operation {
   changesAuth: boolean;
   noStore: boolean;
   ownTransactions: boolean;
+  /** How `/v1` exposes it; undefined for an operation only in-process callers run. */
+  http: HttpBinding | undefined;
   run(ctx: Ctx, input: Record<string, unknown>): Promise<unknown>;
 }
 
-/**
- * An operation that keeps its name and output schema in its type, so code that calls it
- * in-process (the Slack face, the jobs) reads its answer as `z.output` of that schema: a
- * field renamed in the schema fails the build where a view reads it.
- */
-export interface TypedOperation<N extends string = string, O extends z.ZodType | undefined = z.ZodType | undefined> extends Operation {
-  name: N;
-  output: O;
+/** Where an operation lives in `/v1`, and where each of its fields travels in the request. */
+export interface HttpBinding {
+  method: HttpMethod;
+  path: string;
+  /** Keyed by the URL's names (`{ref}`), as HTTP validates and describes them. */
+  params: Obj | undefined;
+  query: Obj | undefined;
+  body: Obj | undefined;
+  /** The input name of each path parameter, by its URL name (itself unless `pathInput` says otherwise). */
+  pathInput: Readonly<Record<string, string>>;
+  /** Path and query fields whose text is read as a number or boolean. */
+  textTypes: Readonly<Record<string, TextType>>;
 }
 
-/** What an operation answers with, as its output schema describes it (undefined for 204). */
-export type OutputOf<Op extends Operation> = Op extends TypedOperation<string, infer O> ? (O extends z.ZodType ? z.output<O> : undefined) : unknown;
+/**
+ * An operation of the table: its core with its HTTP binding, whose fields are also spread on
+ * it, so the faces generated from the table (routes, OpenAPI, MCP, CLI) read `op.method`,
+ * `op.path` as they always have.
+ */
+export interface Operation extends OperationCore, HttpBinding {
+  http: HttpBinding;
+}
 
+/** An input schema that keeps, in its type, what a caller hands it (`z.input`) and what `run` gets. */
+type InputSchema<In, Out> = Obj & z.ZodType<Out, In>;
+
+/**
+ * A core that keeps its name, input and output schemas in its type, so code that calls it
+ * in-process (the Slack face, the jobs) hands it typed input and reads its answer as
+ * `z.output` of its schema: a field renamed in a schema fails the build where a view reads it.
+ */
+export interface TypedCore<N extends string = string, O extends z.ZodType | undefined = z.ZodType | undefined, In = Record<string, unknown>, Out = Record<string, unknown>>
+  extends OperationCore {
+  name: N;
+  output: O;
+  input: InputSchema<In, Out>;
+}
+
+/** An HTTP-bound operation with its types kept (see `TypedCore`). */
+export interface TypedOperation<N extends string = string, O extends z.ZodType | undefined = z.ZodType | undefined, In = Record<string, unknown>, Out = Record<string, unknown>>
+  extends Operation {
+  name: N;
+  output: O;
+  input: InputSchema<In, Out>;
+}
+
+/** What an operation answers with, as its output schema describes it (undefined when it has none). */
+export type OutputOf<Op extends OperationCore> = Op extends TypedCore<string, infer O> ? (O extends z.ZodType ? z.output<O> : undefined) : unknown;
+
+/** What an in-process caller hands an operation: its input schema's input type. */
+export type CallInput<Op extends OperationCore> = z.input<Op['input']>;
+
+/** The flags and derived field lists of a core, from its spec and merged input shape. */
+function coreOf(spec: CoreFields<z.ZodType | undefined>, shape: z.core.$ZodLooseShape, flags: { readOnly: boolean; idempotent: boolean; destructive: boolean; namesThings: boolean; changes: readonly string[] }) {
+  const fields = shape as Record<string, z.ZodType>;
+  return {
+    name: spec.name,
+    summary: spec.summary,
+    group: spec.group,
+    scope: spec.scope,
+    // Every part is strict: a field the operation does not define is refused, never stripped.
+    input: z.strictObject(shape),
+    dueDateFields: Object.keys(fields).filter((key) => reaches(fields[key]!, (s) => s === dueDate, false)),
+    anyTextFields: Object.keys(fields).filter((key) => reaches(fields[key]!, (s) => anyText.has(s), false)),
+    namesThings: flags.namesThings || Object.values(fields).some((field) => reaches(field, (s) => references.has(s), true)),
+    changes: flags.changes,
+    output: spec.output,
+    status: spec.status ?? (spec.output ? 200 : 204),
+    readOnly: flags.readOnly,
+    idempotent: spec.idempotent ?? flags.idempotent,
+    destructive: spec.destructive ?? flags.destructive,
+    openWorld: spec.openWorld ?? false,
+    shownOnce: spec.shownOnce,
+    changesAuth: spec.changesAuth ?? false,
+    noStore: spec.noStore ?? false,
+    ownTransactions: spec.ownTransactions ?? false,
+  };
+}
+
+/**
+ * An operation without a transport: the Slack-only ones (channel subscriptions), which `/v1`,
+ * MCP and the CLI do not offer. Called in-process with `callOperation`, like any other.
+ */
+export function defineCoreOperation<I extends Obj = Empty, O extends z.ZodType | undefined = undefined, const N extends string = string>(
+  spec: CoreSpec<I, O> & { name: N },
+): TypedCore<N, O, Given<I>, z.output<I>> {
+  const readOnly = spec.readOnly ?? false;
+  const core = coreOf(spec, spec.input?.shape ?? {}, { readOnly, idempotent: readOnly, destructive: false, namesThings: false, changes: [] });
+  return {
+    ...core,
+    output: spec.output as O,
+    input: core.input as unknown as InputSchema<Given<I>, z.output<I>>,
+    http: undefined,
+    // Typed by the spec's own input schema, which every caller validates with before calling.
+    run: spec.run as (ctx: Ctx, input: Record<string, unknown>) => Promise<unknown>,
+    name: spec.name,
+  };
+}
+
+/**
+ * An operation that `/v1` exposes: a core (`defineCoreOperation`'s) with its HTTP binding. The
+ * merged input is path, query and body together (path parameters under their `pathInput` names).
+ */
 export function defineOperation<
   P extends Obj = Empty,
   Q extends Obj = Empty,
@@ -126,7 +241,7 @@ export function defineOperation<
   O extends z.ZodType | undefined = undefined,
   const R extends Renames = {},
   const N extends string = string,
->(spec: OperationSpec<P, Q, B, O, R> & { name: N }): TypedOperation<N, O> {
+>(spec: OperationSpec<P, Q, B, O, R> & { name: N }): TypedOperation<N, O, CallInputOf<P, Q, B, R>, InputOf<P, Q, B, R>> {
   // Every part is strict: a field the operation does not define is refused, never stripped.
   const params = spec.params?.strict();
   const query = spec.query?.strict();
@@ -135,33 +250,31 @@ export function defineOperation<
   const pathInput = Object.fromEntries(Object.keys(params?.shape ?? {}).map((name) => [name, renamed[name] ?? name]));
   const inputParams = Object.fromEntries(Object.entries(params?.shape ?? {}).map(([name, schema]) => [pathInput[name]!, schema]));
   const shape = { ...inputParams, ...query?.shape, ...body?.shape };
-  return {
-    name: spec.name,
-    summary: spec.summary,
-    group: spec.group,
+  const http: HttpBinding = {
     method: spec.method,
     path: spec.path,
-    scope: spec.scope,
     params,
     query,
     body,
     pathInput,
-    input: z.strictObject(shape),
     // Keyed by the names path and query values arrive under (the URL's, for path parameters).
     textTypes: textTypes({ ...params?.shape, ...query?.shape }),
-    dueDateFields: Object.keys(shape).filter((key) => reaches(shape[key]!, (s) => s === dueDate, false)),
-    anyTextFields: Object.keys(shape).filter((key) => reaches(shape[key]!, (s) => anyText.has(s), false)),
-    namesThings: params !== undefined || Object.values(shape).some((field) => reaches(field, (s) => references.has(s), true)),
-    output: spec.output as O,
-    status: spec.status ?? (spec.output ? 200 : 204),
+  };
+  const core = coreOf(spec, shape, {
     readOnly: spec.method === 'GET',
-    idempotent: spec.idempotent ?? (spec.method === 'GET' || spec.method === 'DELETE'),
-    destructive: spec.destructive ?? (spec.method === 'DELETE' || spec.method === 'PATCH'),
-    openWorld: spec.openWorld ?? false,
-    shownOnce: spec.shownOnce,
-    changesAuth: spec.changesAuth ?? false,
-    noStore: spec.noStore ?? false,
-    ownTransactions: spec.ownTransactions ?? false,
+    idempotent: spec.method === 'GET' || spec.method === 'DELETE',
+    destructive: spec.method === 'DELETE' || spec.method === 'PATCH',
+    namesThings: params !== undefined,
+    // A PATCH must change something: at least one of its body's fields.
+    changes: spec.method === 'PATCH' && body ? Object.keys(body.shape) : [],
+  });
+  return {
+    ...core,
+    ...http,
+    http,
+    name: spec.name,
+    output: spec.output as O,
+    input: core.input as unknown as InputSchema<CallInputOf<P, Q, B, R>, InputOf<P, Q, B, R>>,
     // The spec's run is typed by its own schemas; every face validates input with those same
     // schemas before calling, so widening the parameter here is sound.
     run: spec.run as (ctx: Ctx, input: Record<string, unknown>) => Promise<unknown>,

@@ -7,47 +7,45 @@ import {
   unsubscribeInput,
   unsubscribeMilestone,
 } from '../domain/slack-subscriptions.js';
-import { defineOperation } from './operation.js';
+import { defineCoreOperation } from './operation.js';
 
 /**
- * Operations only the Slack face runs (through `execute`, like every other operation). They
- * are kept out of the public table on purpose: the contract defines no /v1 endpoint, MCP
- * tool or CLI command for channel subscriptions; adding them there is one line if it does.
+ * Operations only the Slack face runs (through `callOperation` and `execute`, like every other
+ * operation): cores without an HTTP binding, so no made-up method or path. They are kept out
+ * of the public table on purpose: the contract defines no /v1 endpoint, MCP tool or CLI
+ * command for channel subscriptions; offering them there is a binding (`defineOperation`'s
+ * method, path and parts) and a line in the table.
  */
-export const subscribeMilestoneOp = defineOperation({
+export const subscribeMilestoneOp = defineCoreOperation({
   name: 'subscribeMilestone',
   summary: "Subscribe a Slack channel to a milestone's status summaries (daily or weekly)",
   group: 'milestones',
-  method: 'POST',
-  path: '/milestones/{ref}/subscriptions',
   scope: 'write',
-  params: subscribeInput.pick({ ref: true }),
-  body: subscribeInput.omit({ ref: true }),
+  input: subscribeInput,
   output: subscribeResultSchema,
   idempotent: true,
   run: (ctx, input) => subscribeMilestone(ctx, input),
 });
 
-export const unsubscribeMilestoneOp = defineOperation({
+export const unsubscribeMilestoneOp = defineCoreOperation({
   name: 'unsubscribeMilestone',
   summary: "Stop a Slack channel's summaries of a milestone",
   group: 'milestones',
-  method: 'DELETE',
-  path: '/milestones/{ref}/subscriptions/{channel_id}',
   scope: 'write',
-  params: unsubscribeInput,
+  input: unsubscribeInput,
+  idempotent: true,
+  destructive: true,
   run: (ctx, input) => unsubscribeMilestone(ctx, input),
 });
 
 /** The milestones of the channels the caller subscribed, for their Home tab. */
-export const subscribedMilestonesOp = defineOperation({
+export const subscribedMilestonesOp = defineCoreOperation({
   name: 'listSubscribedMilestones',
   summary: 'The refs of the milestones whose summaries the caller subscribed a channel to',
   group: 'milestones',
-  method: 'GET',
-  path: '/milestones/subscribed',
   scope: 'read',
-  query: z.object({ limit: z.coerce.number().int().min(1).max(100) }),
+  readOnly: true,
+  input: z.object({ limit: z.number().int().min(1).max(100) }),
   output: z.object({ refs: z.array(z.string()) }),
   run: async (ctx, input) => ({ refs: await subscribedMilestoneRefs(ctx, input.limit) }),
 });

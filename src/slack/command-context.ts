@@ -2,7 +2,7 @@ import type { types } from '@slack/bolt';
 import type { Logger } from 'pino';
 import type { Principal } from '../domain/context.js';
 import type { SlackMember } from '../domain/slack-links.js';
-import type { AnswerOf, OperationRef } from '../operations/call.js';
+import type { AnswerOf, ArgsOf, OperationRef } from '../operations/call.js';
 
 /** What a command or button answers with: posted to the interaction's `response_url`. */
 export interface SlackReply {
@@ -45,7 +45,7 @@ export interface CommandContext {
 export type CommandForm = (text: string, responseUrl: string) => types.ModalView | undefined;
 
 /** Runs an operation as one caller (see `callOperation`). */
-export type Caller = <K extends OperationRef>(operation: K, input: Record<string, unknown>) => Promise<AnswerOf<K>>;
+export type Caller = <K extends OperationRef>(operation: K, input: ArgsOf<K>) => Promise<AnswerOf<K>>;
 
 /** A command's answer; null when it answered otherwise (it opened a modal). */
 export type CommandHandler = (text: string, ctx: CommandContext) => Promise<SlackReply | null>;

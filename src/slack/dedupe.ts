@@ -1,6 +1,6 @@
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
 import type { Logger } from 'pino';
-import type { Delivery } from '../db/slack-deliveries.js';
+import type { Delivery } from '../domain/slack-deliveries.js';
 import { requestHash } from '../domain/idempotency.js';
 import type { DeliveryRecorder } from './delivery-recorder.js';
 

@@ -1,4 +1,4 @@
-import { recordDeliveries, type Delivery } from '../db/slack-deliveries.js';
+import { recordDeliveries, type Delivery } from '../domain/slack-deliveries.js';
 import type { Db } from '../domain/context.js';
 import { databaseFailure } from '../domain/database-failures.js';
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { pruneDeliveries } from '../db/slack-deliveries.js';
+import { pruneDeliveries } from '../domain/slack-deliveries.js';
+import { writeTransaction } from '../operations/write-transaction.js';
 import type { Db } from '../domain/context.js';
 import { AppError } from '../domain/errors.js';
 import { pruneConnectLinks } from '../domain/slack-connect.js';
@@ -77,8 +78,8 @@ export async function registerSlack(app: FastifyInstance, deps: SlackPluginOptio
     await app.register(async (scope) => eventsRoute(scope, slackDeps, botToken, signingSecret));
   }
   const prune = setInterval(() => {
-    pruneDeliveries(deps.runtime.db).catch((err: Error) => log.warn({ err: err.message }, 'Slack delivery cleanup failed'));
-    pruneConnectLinks(deps.runtime.db, deps.runtime.clock()).catch((err: Error) => log.warn({ err: err.message }, 'Slack connect link cleanup failed'));
+    writeTransaction(deps.runtime, (trx) => pruneDeliveries(trx)).catch((err: Error) => log.warn({ err: err.message }, 'Slack delivery cleanup failed'));
+    writeTransaction(deps.runtime, (trx) => pruneConnectLinks(trx, deps.runtime.clock())).catch((err: Error) => log.warn({ err: err.message }, 'Slack connect link cleanup failed'));
   }, PRUNE_EVERY_MS);
   prune.unref();
   app.addHook('onClose', async () => clearInterval(prune));

@@ -1,3 +1,4 @@
+import type { ArgsOf } from '../operations/call.js';
 import type { App, MessageShortcut, ViewSubmitAction, types } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
@@ -126,7 +127,10 @@ export function registerTodoModal(app: App, deps: SlackDeps): void {
     }
     let reply: SlackReply;
     try {
-      reply = todoCreatedView(await caller.call('createTodo', readTodoModal(view.state.values, metadata)));
+      // The form's values as typed, unchecked: the operation's schema checks them, and its field
+      // errors are shown under the form's inputs.
+      const input = readTodoModal(view.state.values, metadata) as ArgsOf<'createTodo'>;
+      reply = todoCreatedView(await caller.call('createTodo', input));
     } catch (err) {
       if (!(err instanceof AppError)) log.error({ error: briefError(err) }, 'creating a todo from the modal failed');
       const errors =

@@ -2,10 +2,11 @@ import { sql } from 'kysely';
 import { QueryTemplate } from '../../db/query-template.js';
 import type { z } from 'zod';
 import type { Ctx } from '../context.js';
-import { pageEntry, pageJson, pageRow, type JsonText } from '../json-text.js';
-import { checkPosition, fetchLimit, keyset, pageLimit, readCursor } from '../pagination.js';
+import type { RawJson } from '../../db/raw-json.js';
+import { pageEntry, pageJson, pageRow } from '../json-text.js';
+import { checkPosition, fetchLimit, keyset, pageLimit, readCursor, type Page } from '../pagination.js';
 import type { SnippetType } from '../../db/schema.js';
-import type { listSnippetsInput } from './fields.js';
+import type { listSnippetsInput, Snippet } from './fields.js';
 import { publicBaseUrl, snippetJsonAt, visibleWithLink } from './rows.js';
 
 /**
@@ -30,7 +31,7 @@ export function searchText(q: string | undefined): string | undefined {
  *  and (visibility …) and type = $type and tags @> array[$tag] and search @@ snippet_search_query($q)
  *  and (updated_at, id) < ($key, $id) order by updated_at desc, id desc limit <n + 1>`
  */
-export async function listSnippets(ctx: Ctx, input: z.infer<typeof listSnippetsInput>): Promise<JsonText> {
+export async function listSnippets(ctx: Ctx, input: z.infer<typeof listSnippetsInput>): Promise<RawJson<Page<Snippet>>> {
   const q = searchText(input.q);
   const scope = ['snippets', ctx.principal.orgId, ctx.principal.memberId, input.type ?? null, input.tag ?? null, q ?? null];
   const at = readCursor(input.cursor, scope);

@@ -4,7 +4,8 @@ import type { Database, SnippetsTable } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
 import { notFound } from '../errors.js';
 import { hasIdPrefix } from '../ids.js';
-import { col, JsonText, textLiteral } from '../json-text.js';
+import { RawJson } from '../../db/raw-json.js';
+import { col, textLiteral } from '../json-text.js';
 import { toIso } from '../time.js';
 import type { Snippet } from './fields.js';
 import { publicUrl } from './links.js';
@@ -88,11 +89,11 @@ const snippetJsonRow = new QueryTemplate('getSnippet', (db, shape: { by: 'id' | 
 );
 
 /** `presentSnippet` of `loadSnippet`, as JSON built by Postgres (`snippetJsonAt`); or 404 `snippet_not_found`. */
-export async function loadSnippetJson(ctx: Ctx, ref: string): Promise<JsonText> {
+export async function loadSnippetJson(ctx: Ctx, ref: string): Promise<RawJson<Snippet>> {
   const values = { org: ctx.principal.orgId, me: ctx.principal.memberId, ref };
   const row = await snippetJsonRow.executeTakeFirst(ctx.db, { by: refKind(ref), base: publicBaseUrl(ctx) }, values);
   if (!row) throw snippetNotFound(ref);
-  return new JsonText(row.json);
+  return new RawJson<Snippet>(row.json);
 }
 
 /** One snippet with its active link, or 404 `snippet_not_found`. */

@@ -14,7 +14,7 @@ import {
 } from './fields.js';
 import { issueLink, publicUrl, replaceLink } from './links.js';
 import { byRef, loadSnippet, loadSnippetJson, lockSnippet, presentSnippet, snippetNotFound, visibleTo } from './rows.js';
-import type { JsonText } from '../json-text.js';
+import type { RawJson } from '../../db/raw-json.js';
 import { allocateSlug, slugFits, snippetSlug } from './slug.js';
 
 /**
@@ -79,7 +79,7 @@ export async function createSnippet(ctx: Ctx, input: z.infer<typeof createSnippe
  * current version; 404 `snippet_not_found` when it does not exist, was deleted, is another
  * organization's or another member's private one. Its JSON is built by Postgres.
  */
-export async function getSnippet(ctx: Ctx, input: z.infer<typeof snippetRefInput>): Promise<JsonText> {
+export async function getSnippet(ctx: Ctx, input: z.infer<typeof snippetRefInput>): Promise<RawJson<Snippet>> {
   return loadSnippetJson(ctx, input.id);
 }
 

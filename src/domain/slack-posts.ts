@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Database, SlackPostKind } from './schema.js';
+import type { Database, SlackPostKind } from '../db/schema.js';
 
 /**
  * Claims and records of the messages jobs post (table `slack_posts`, see migration 0005).
@@ -217,4 +217,30 @@ export async function fenceClaimsAfterRestore(db: Kysely<Database>, fence: { his
     .where('state', 'in', ['sending', 'retry'])
     .executeTakeFirst();
   return Number(marked.numUpdatedRows);
+}
+
+/** Where a post stands: its state, where it was sent, its lease and last error. */
+export interface PostRecord {
+  state: string;
+  channel_id: string | null;
+  message_ts: string | null;
+  lease_until: string | null;
+  last_error: string | null;
+}
+
+/**
+ * The record of one post, if it was ever claimed.
+ *
+ * ```sql
+ * select state, channel_id, message_ts, lease_until, last_error from slack_posts where kind = $1 and subject_id = $2 and period = $3
+ * ```
+ */
+export async function postRecord(db: Kysely<Database>, kind: SlackPostKind, subjectId: string, period: string): Promise<PostRecord | undefined> {
+  return db
+    .selectFrom('slack_posts')
+    .select(['state', 'channel_id', 'message_ts', 'lease_until', 'last_error'])
+    .where('kind', '=', kind)
+    .where('subject_id', '=', subjectId)
+    .where('period', '=', period)
+    .executeTakeFirst();
 }

@@ -1,8 +1,8 @@
 import { TZDate } from '@date-fns/tz';
 import { addDays, format, getISOWeek, getISOWeekYear, startOfISOWeek } from 'date-fns';
-import type { SlackCadence } from '../src/vocabulary.js';
-import { zoneOrUtc } from '../src/domain/fields.js';
-import { localToday } from '../src/domain/todo-due.js';
+import type { SlackCadence } from '../vocabulary.js';
+import { zoneOrUtc } from './fields.js';
+import { localToday } from './todo-due.js';
 
 /**
  * When jobs are due in someone's own time zone. Every instant is computed with TZDate from

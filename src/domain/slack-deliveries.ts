@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Database, SlackDeliveriesTable } from './schema.js';
+import type { Database, SlackDeliveriesTable } from '../db/schema.js';
 
 /** Slack retries for at most about an hour; a day leaves ample room. */
 export const SLACK_DELIVERY_TTL_HOURS = 24;

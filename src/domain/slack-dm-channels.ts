@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database } from './schema.js';
+import type { Database } from '../db/schema.js';
 
 /**
  * Each Slack user's direct-message channel with the bot (table `slack_dm_channels`, migration

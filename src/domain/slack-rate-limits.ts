@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Database } from './schema.js';
+import type { Database } from '../db/schema.js';
 
 /**
  * Slack's Retry-After for the whole workspace (table `slack_rate_limits`, migration 0017): a
