@@ -28,6 +28,8 @@ export type CardFields = JsonBody<'/cards'>;
 export type TodoFields = JsonBody<'/todos'>;
 export type MilestoneFields = JsonBody<'/milestones'>;
 export type SnippetFields = JsonBody<'/snippets'>;
+export type Role = NonNullable<MemberFields['role']>;
+export type Scope = NonNullable<TokenFields['scopes']>[number];
 
 /** Numbers the defaults, so two things made with defaults never collide (names, slugs, refs). */
 let made = 0;
