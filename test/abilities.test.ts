@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { member, token as makeToken, type Scope, type TokenFields } from './helpers/factories.js';
+import { member, token as makeToken, type Scope, type Fields } from './helpers/factories.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 /**
@@ -18,7 +18,7 @@ const callers: Record<string, string> = {};
 /** A token of the second owner, to put the first one's role back. */
 let owner2Token: string;
 
-async function token(memberId: string, body: Partial<TokenFields>): Promise<string> {
+async function token(memberId: string, body: Partial<Fields<'/tokens'>>): Promise<string> {
   return (await makeToken(t, { name: 'caller', member_id: memberId, ...body })).token;
 }
 

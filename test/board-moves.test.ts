@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectEnvelope } from './helpers/envelope.js';
-import { member, token, type TokenFields } from './helpers/factories.js';
+import { member, token, type Fields } from './helpers/factories.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 /**
@@ -19,7 +19,7 @@ beforeAll(async () => {
   expect((await t.api('POST', '/v1/boards', { body: { name: 'Gated', slug: 'gated', ref_prefix: 'GAT', gated: true } })).status).toBe(201);
   expect((await t.api('POST', '/v1/boards', { body: { name: 'Open', slug: 'open', ref_prefix: 'OPN' } })).status).toBe(201);
   const viewer = await member(t, { name: 'Vera', role: 'viewer' });
-  const make = async (body: Partial<TokenFields>) => (await token(t, { name: 'caller', ...body })).token;
+  const make = async (body: Partial<Fields<'/tokens'>>) => (await token(t, { name: 'caller', ...body })).token;
   tokens.human = t.token;
   tokens.agent = await make({ scopes: ['read', 'write'], agent: true });
   tokens['read-only'] = await make({ scopes: ['read'] });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecondOrg } from './helpers/second-org.js';
-import { member, memberWithToken, token as makeToken, type TokenFields } from './helpers/factories.js';
+import { board as makeBoard, card as makeCard, member, memberWithToken, token as makeToken, type Fields } from './helpers/factories.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let t: TestServer;
@@ -10,20 +10,16 @@ let memberToken: string;
 let memberId: string;
 let agentToken: string;
 
-async function token(body: Partial<TokenFields>): Promise<string> {
+async function token(body: Partial<Fields<'/tokens'>>): Promise<string> {
   return (await makeToken(t, body)).token;
 }
 
-async function board(body: Record<string, unknown>) {
-  const res = await t.api('POST', '/v1/boards', { body });
-  expect(res.status).toBe(201);
-  return res.body;
+async function board(body: Fields<'/boards'>) {
+  return makeBoard(t, body);
 }
 
-async function card(body: Record<string, unknown>, as?: string) {
-  const res = await t.api('POST', '/v1/cards', { body, token: as });
-  expect(res.status).toBe(201);
-  return res.body;
+async function card(body: Fields<'/cards'>, as?: string) {
+  return makeCard(t, body, { as });
 }
 
 beforeAll(async () => {

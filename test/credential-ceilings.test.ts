@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectEnvelope } from './helpers/envelope.js';
-import { member, token, type MemberFields, type Role, type Scope, type TokenFields } from './helpers/factories.js';
+import { member, token, type Fields, type Role, type Scope } from './helpers/factories.js';
 import { startFakeSlack, type FakeSlack, type RecordedCall } from './helpers/fake-slack.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { slackClient } from './helpers/slack-request.js';
@@ -39,7 +39,7 @@ afterAll(async () => {
 });
 
 let n = 0;
-async function newMember(role: Role, fields: Partial<MemberFields> = {}): Promise<string> {
+async function newMember(role: Role, fields: Partial<Fields<'/members'>> = {}): Promise<string> {
   n++;
   return (await member(t, { name: `${role} ${n}`, role, ...fields })).id;
 }
@@ -51,7 +51,7 @@ interface Made {
 }
 
 /** A token for `memberId`, made with `maker` (the owner's by default). */
-async function tokenFor(memberId: string, body: Partial<TokenFields>, maker: string = t.token): Promise<Made> {
+async function tokenFor(memberId: string, body: Partial<Fields<'/tokens'>>, maker: string = t.token): Promise<Made> {
   return token(t, { name: `token ${++n}`, scopes: ['read'], member_id: memberId, ...body }, { as: maker });
 }
 

@@ -3,7 +3,7 @@ import { connectTo } from './helpers/database.js';
 import { expectEnvelope } from './helpers/envelope.js';
 import { eventually } from './helpers/jobs.js';
 import { createSecondOrg, type OtherOrg } from './helpers/second-org.js';
-import { member, token as makeToken, type TokenFields } from './helpers/factories.js';
+import { member, token as makeToken, type Fields } from './helpers/factories.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 /**
@@ -24,7 +24,7 @@ let reader: string;
 let viewer: string;
 let other: OtherOrg;
 
-async function token(body: Partial<TokenFields>): Promise<string> {
+async function token(body: Partial<Fields<'/tokens'>>): Promise<string> {
   return (await makeToken(t, body)).token;
 }
 

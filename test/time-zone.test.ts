@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeSlack, type FakeSlack, type RecordedCall } from './helpers/fake-slack.js';
-import { memberWithToken, type MemberFields } from './helpers/factories.js';
+import { memberWithToken, type Fields } from './helpers/factories.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { slackClient } from './helpers/slack-request.js';
 
@@ -46,7 +46,7 @@ async function slashCommand(command: string, text: string, user: string): Promis
 }
 
 /** A member with a token of their own (read, write). */
-async function member(name: string, fields: Partial<MemberFields> = {}): Promise<{ id: string; token: string }> {
+async function member(name: string, fields: Partial<Fields<'/members'>> = {}): Promise<{ id: string; token: string }> {
   return memberWithToken(t, { name, role: 'member', ...fields }, { name: `${name}'s`, scopes: ['read', 'write'] });
 }
 

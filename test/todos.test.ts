@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecondOrg } from './helpers/second-org.js';
-import { memberWithToken } from './helpers/factories.js';
+import { memberWithToken, todo as makeTodo, type Fields } from './helpers/factories.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let t: TestServer;
@@ -13,10 +13,8 @@ const clock = () => {
   return now;
 };
 
-async function todo(body: Record<string, unknown>, token?: string) {
-  const res = await t.api('POST', '/v1/todos', { body, token });
-  expect(res.status).toBe(201);
-  return res.body;
+async function todo(body: Fields<'/todos'>, token?: string) {
+  return makeTodo(t, body, { as: token });
 }
 
 beforeAll(async () => {

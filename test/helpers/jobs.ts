@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
 import type { JobDeps } from '../../jobs/index.js';
 import { slackWebClient } from '../../src/slack/web-client.js';
-import { memberWithToken, type MemberFields } from './factories.js';
+import { memberWithToken, type Fields } from './factories.js';
 import type { FakeSlack, RecordedCall } from './fake-slack.js';
 import type { TestServer } from './server.js';
 
@@ -41,7 +41,7 @@ export interface TestMember {
 }
 
 /** A member of the bootstrap organization with a read/write token of their own. */
-export async function addMember(t: TestServer, body: Pick<MemberFields, 'name' | 'slack_user_id' | 'tz' | 'role'>): Promise<TestMember> {
+export async function addMember(t: TestServer, body: Pick<Fields<'/members'>, 'name' | 'slack_user_id' | 'tz' | 'role'>): Promise<TestMember> {
   const { id, token } = await memberWithToken(t, { role: 'member', ...body }, { name: `${body.name} token`, scopes: ['read', 'write'] });
   return { id, token };
 }
