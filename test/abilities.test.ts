@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { member, token as makeToken, type Scope, type Fields } from './helpers/factories.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 /**
@@ -17,21 +18,17 @@ const callers: Record<string, string> = {};
 /** A token of the second owner, to put the first one's role back. */
 let owner2Token: string;
 
-async function token(memberId: string, body: Record<string, unknown>): Promise<string> {
-  const res = await t.api('POST', '/v1/tokens', { body: { name: 'caller', member_id: memberId, ...body } });
-  expect(res.status, res.text).toBe(201);
-  return res.body.token;
+async function token(memberId: string, body: Partial<Fields<'/tokens'>>): Promise<string> {
+  return (await makeToken(t, { name: 'caller', member_id: memberId, ...body })).token;
 }
 
 beforeAll(async () => {
   t = await startTestServer();
   members.owner = (await t.api('GET', '/v1/me')).body.member.id;
   for (const [name, role] of [['owner2', 'owner'], ['admin', 'admin'], ['member', 'member'], ['viewer', 'viewer']] as const) {
-    const res = await t.api('POST', '/v1/members', { body: { name, role } });
-    expect(res.status, res.text).toBe(201);
-    members[name] = res.body.id;
+    members[name] = (await member(t, { name, role })).id;
   }
-  const all = ['read', 'write', 'config:write'];
+  const all: Scope[] = ['read', 'write', 'config:write'];
   owner2Token = await token(members.owner2!, { scopes: all });
   callers.owner = t.token;
   callers.admin = await token(members.admin!, { scopes: all });

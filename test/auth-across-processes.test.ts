@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectEnvelope } from './helpers/envelope.js';
 import { startFakeSlack, type FakeSlack } from './helpers/fake-slack.js';
+import * as make from './helpers/factories.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { slackClient } from './helpers/slack-request.js';
 import { waitFor } from './helpers/wait.js';
@@ -44,8 +45,8 @@ describe('revocation across processes', () => {
   });
 
   it('applies a demotion to viewer on the next write on another process', async () => {
-    const member = (await a.api('POST', '/v1/members', { body: { name: 'Demoted', role: 'member' } })).body;
-    const token = (await a.api('POST', '/v1/tokens', { body: { name: 'demoted', scopes: ['read', 'write'], member_id: member.id } })).body;
+    const member = await make.member(a, { name: 'Demoted', role: 'member' });
+    const token = await make.token(a, { name: 'demoted', scopes: ['read', 'write'], member_id: member.id });
     for (let round = 0; round < 10; round++) {
       expect((await a.api('PATCH', `/v1/members/${member.id}`, { body: { role: 'member' } })).status).toBe(200);
       await waitFor('B to see the member role again', async () => (await b.api('GET', '/v1/me', { token: token.token })).body.member.role === 'member');
@@ -60,8 +61,8 @@ describe('revocation across processes', () => {
 
 describe('linking a Slack user by e-mail', () => {
   it('drops the cached member in this process at once and in the other on the commit', async () => {
-    const ana = (await a.api('POST', '/v1/members', { body: { name: 'Ana', email: 'ana@example.com', role: 'member' } })).body;
-    const token = (await a.api('POST', '/v1/tokens', { body: { name: 'ana', scopes: ['read', 'write'], member_id: ana.id } })).body;
+    const ana = await make.member(a, { name: 'Ana', email: 'ana@example.com', role: 'member' });
+    const token = await make.token(a, { name: 'ana', scopes: ['read', 'write'], member_id: ana.id });
     for (const s of [a, b]) expect((await s.api('GET', '/v1/me', { token: token.token })).body.member.slack_user_id).toBeNull();
     fake.handle('users.info', (call) => ({ body: { ok: true, user: { id: call.body.user, is_email_confirmed: call.body.user === 'U0ANA', profile: call.body.user === 'U0ANA' ? { email: 'Ana@Example.com' } : {} } } }));
     const response_url = fake.responseUrl();

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectEnvelope } from './helpers/envelope.js';
+import { member, token, type Fields } from './helpers/factories.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 /**
@@ -17,12 +18,12 @@ beforeAll(async () => {
   t = await startTestServer();
   expect((await t.api('POST', '/v1/boards', { body: { name: 'Gated', slug: 'gated', ref_prefix: 'GAT', gated: true } })).status).toBe(201);
   expect((await t.api('POST', '/v1/boards', { body: { name: 'Open', slug: 'open', ref_prefix: 'OPN' } })).status).toBe(201);
-  const viewer = await t.api('POST', '/v1/members', { body: { name: 'Vera', role: 'viewer' } });
-  const make = async (body: Record<string, unknown>) => (await t.api('POST', '/v1/tokens', { body: { name: 'caller', ...body } })).body.token as string;
+  const viewer = await member(t, { name: 'Vera', role: 'viewer' });
+  const make = async (body: Partial<Fields<'/tokens'>>) => (await token(t, { name: 'caller', ...body })).token;
   tokens.human = t.token;
   tokens.agent = await make({ scopes: ['read', 'write'], agent: true });
   tokens['read-only'] = await make({ scopes: ['read'] });
-  tokens.viewer = await make({ scopes: ['read', 'write'], member_id: viewer.body.id });
+  tokens.viewer = await make({ scopes: ['read', 'write'], member_id: viewer.id });
 });
 afterAll(async () => t?.close());
 

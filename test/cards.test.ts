@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecondOrg } from './helpers/second-org.js';
+import { board as makeBoard, card as makeCard, member, memberWithToken, token as makeToken, type Fields } from './helpers/factories.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let t: TestServer;
@@ -9,29 +10,22 @@ let memberToken: string;
 let memberId: string;
 let agentToken: string;
 
-async function token(body: Record<string, unknown>): Promise<string> {
-  const res = await t.api('POST', '/v1/tokens', { body: { scopes: ['read', 'write'], ...body } });
-  expect(res.status).toBe(201);
-  return res.body.token;
+async function token(body: Partial<Fields<'/tokens'>>): Promise<string> {
+  return (await makeToken(t, body)).token;
 }
 
-async function board(body: Record<string, unknown>) {
-  const res = await t.api('POST', '/v1/boards', { body });
-  expect(res.status).toBe(201);
-  return res.body;
+async function board(body: Fields<'/boards'>) {
+  return makeBoard(t, body);
 }
 
-async function card(body: Record<string, unknown>, as?: string) {
-  const res = await t.api('POST', '/v1/cards', { body, token: as });
-  expect(res.status).toBe(201);
-  return res.body;
+async function card(body: Fields<'/cards'>, as?: string) {
+  return makeCard(t, body, { as });
 }
 
 beforeAll(async () => {
   t = await startTestServer();
   ownerId = (await t.api('GET', '/v1/me')).body.member.id;
-  const m = await t.api('POST', '/v1/members', { body: { name: 'Mia', role: 'member' } });
-  memberId = m.body.id;
+  memberId = (await member(t, { name: 'Mia', role: 'member' })).id;
   memberToken = await token({ name: 'mia', member_id: memberId });
   agentToken = await token({ name: 'bot', agent: true });
 });
@@ -254,8 +248,7 @@ describe('cards', () => {
   });
 
   it('keeps viewers from creating or moving cards', async () => {
-    const v = await t.api('POST', '/v1/members', { body: { name: 'Vic', role: 'viewer' } });
-    const vt = await token({ name: 'vic', member_id: v.body.id });
+    const vt = (await memberWithToken(t, { name: 'Vic', role: 'viewer' }, { name: 'vic' })).token;
     const c = await card({ board: 'eng', title: 'viewer target' });
     expect((await t.api('POST', '/v1/cards', { token: vt, body: { board: 'eng', title: 'x' } })).status).toBe(403);
     expect((await t.api('PATCH', `/v1/cards/${c.id}`, { token: vt, body: { workflow_status: 'done' } })).status).toBe(403);

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandPath, MORE_COMMANDS } from '../src/cli/command-names.js';
 import { operations } from '../src/operations/index.js';
 import { BUILD_TIMEOUT_MS, ensureCliBuilt } from './helpers/build-cli.js';
+import { member } from './helpers/factories.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { runTack, TACK_BIN, type TackOptions } from './helpers/tack.js';
 
@@ -53,7 +54,7 @@ describe('lists on the command line', () => {
   });
 
   it('splits ids and fixed values on commas, and takes me for yourself wherever a member id goes', async () => {
-    const other = (await t.api('POST', '/v1/members', { body: { name: 'Other' } })).body;
+    const other = await member(t, { name: 'Other' });
     const card = await json(['cards', 'create', '--board', 'native', '--title', 'Mine', '--assignee-ids', 'me']);
     expect(card.assignee_ids).toEqual([me.id]);
     const both = await json(['cards', 'update', card.ref, '--assignee-ids', `${other.id},me`]);

@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectEnvelope } from './helpers/envelope.js';
+import { member, token, type Fields, type Role, type Scope } from './helpers/factories.js';
 import { startFakeSlack, type FakeSlack, type RecordedCall } from './helpers/fake-slack.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { slackClient } from './helpers/slack-request.js';
@@ -38,11 +39,9 @@ afterAll(async () => {
 });
 
 let n = 0;
-async function newMember(role: string, fields: Record<string, unknown> = {}): Promise<string> {
+async function newMember(role: Role, fields: Partial<Fields<'/members'>> = {}): Promise<string> {
   n++;
-  const res = await t.api('POST', '/v1/members', { body: { name: `${role} ${n}`, role, ...fields } });
-  expect(res.status, res.text).toBe(201);
-  return res.body.id;
+  return (await member(t, { name: `${role} ${n}`, role, ...fields })).id;
 }
 
 interface Made {
@@ -52,10 +51,8 @@ interface Made {
 }
 
 /** A token for `memberId`, made with `maker` (the owner's by default). */
-async function tokenFor(memberId: string, body: Record<string, unknown>, maker: string = t.token): Promise<Made> {
-  const res = await t.api('POST', '/v1/tokens', { token: maker, body: { name: `token ${++n}`, scopes: ['read'], member_id: memberId, ...body } });
-  expect(res.status, res.text).toBe(201);
-  return res.body;
+async function tokenFor(memberId: string, body: Partial<Fields<'/tokens'>>, maker: string = t.token): Promise<Made> {
+  return token(t, { name: `token ${++n}`, scopes: ['read'], member_id: memberId, ...body }, { as: maker });
 }
 
 /** A browser signed in with a link that `session` made (for itself, or for `memberId`). */
@@ -185,7 +182,7 @@ describe("a token or sign-in link made for another member (item 2)", () => {
     const adminToken = await tokenFor(adminId, { scopes: ['read', 'write', 'config:write'] });
     const peerAdmin = await newMember('admin');
     const miaId = await newMember('member');
-    const full = ['read', 'write', 'config:write'];
+    const full: Scope[] = ['read', 'write', 'config:write'];
     const byAdmin = await tokenFor(miaId, { scopes: full }, adminToken.token);
     const byOwner = await tokenFor(miaId, { scopes: full });
     const adminLinked = await signIn(t, miaId, adminToken.token);
@@ -239,7 +236,7 @@ describe("a token or sign-in link made for another member (item 2)", () => {
 describe('acts only a person may do (items 3 and 4)', () => {
   it("refuses an agent a member's Slack user or e-mail, its own included, so Slack never takes anyone for it", async () => {
     const adminId = await newMember('admin');
-    const full = ['read', 'write', 'config:write'];
+    const full: Scope[] = ['read', 'write', 'config:write'];
     const agent = await tokenFor(adminId, { scopes: full, agent: true });
     const human = await tokenFor(adminId, { scopes: full });
     const miaId = await newMember('member');

@@ -3,6 +3,7 @@ import { connectTo } from './helpers/database.js';
 import { expectEnvelope } from './helpers/envelope.js';
 import { eventually } from './helpers/jobs.js';
 import { createSecondOrg, type OtherOrg } from './helpers/second-org.js';
+import { member, token as makeToken, type Fields } from './helpers/factories.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 /**
@@ -23,10 +24,8 @@ let reader: string;
 let viewer: string;
 let other: OtherOrg;
 
-async function token(body: Record<string, unknown>): Promise<string> {
-  const res = await t.api('POST', '/v1/tokens', { body: { scopes: ['read', 'write'], ...body } });
-  expect(res.status).toBe(201);
-  return res.body.token;
+async function token(body: Partial<Fields<'/tokens'>>): Promise<string> {
+  return (await makeToken(t, body)).token;
 }
 
 async function created(method: string, path: string, body: Record<string, unknown>, as?: string) {
@@ -40,11 +39,11 @@ const titles = (res: { body: { data: { title: string }[] } }) => res.body.data.m
 beforeAll(async () => {
   t = await startTestServer();
   orgId = (await t.api('GET', '/v1/me')).body.org.id;
-  memberId = (await created('POST', '/v1/members', { name: 'Mia', role: 'member' })).id;
+  memberId = (await member(t, { name: 'Mia', role: 'member' })).id;
   mia = await token({ name: 'mia', member_id: memberId });
   miaConfig = await token({ name: 'mia config', member_id: memberId, scopes: ['read', 'write', 'config:write'] });
   reader = await token({ name: 'reader', scopes: ['read'] });
-  const vic = await created('POST', '/v1/members', { name: 'Vic', role: 'viewer' });
+  const vic = await member(t, { name: 'Vic', role: 'viewer' });
   viewer = await token({ name: 'vic', member_id: vic.id });
   other = await createSecondOrg(t.server.db.db);
   await created('POST', '/v1/boards', { name: 'Engineering', slug: 'eng', ref_prefix: 'ENG' });

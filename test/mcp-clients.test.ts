@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../src/operations/index.js';
 import { BUILD_TIMEOUT_MS, ensureCliBuilt } from './helpers/build-cli.js';
+import { memberWithToken, token } from './helpers/factories.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { runTack, TACK_BIN } from './helpers/tack.js';
 
@@ -31,10 +32,9 @@ beforeAll(async () => {
   await ensureCliBuilt();
   t = await startTestServer();
   home = mkdtempSync(join(tmpdir(), 'tack-mcp-clients-'));
-  readOnly = (await t.api('POST', '/v1/tokens', { body: { name: 'reader', scopes: ['read'] } })).body.token;
+  readOnly = (await token(t, { name: 'reader', scopes: ['read'] })).token;
   // A viewer's token with the write scope still cannot write: the role decides too.
-  const viewer = (await t.api('POST', '/v1/members', { body: { name: 'Viewer', role: 'viewer' } })).body;
-  viewerWriter = (await t.api('POST', '/v1/tokens', { body: { name: 'viewer', scopes: ['read', 'write'], member_id: viewer.id } })).body.token;
+  viewerWriter = (await memberWithToken(t, { name: 'Viewer', role: 'viewer' }, { name: 'viewer', scopes: ['read', 'write'] })).token;
 }, BUILD_TIMEOUT_MS);
 afterAll(async () => {
   for (const c of clients) await c.close().catch(() => {});

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectEnvelope } from './helpers/envelope.js';
+import { memberWithToken, type Role } from './helpers/factories.js';
 import { waitFor } from './helpers/wait.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -20,13 +21,9 @@ afterAll(async () => t?.close());
 
 let n = 0;
 /** A new member with `role` and a token of their own with every scope but replay. */
-async function someone(role: string): Promise<{ id: string; token: string }> {
+async function someone(role: Role): Promise<{ id: string; token: string }> {
   n++;
-  const member = await t.api('POST', '/v1/members', { body: { name: `${role} ${n}`, email: `${role}${n}@example.com`, role } });
-  expect(member.status, member.text).toBe(201);
-  const token = await t.api('POST', '/v1/tokens', { body: { name: `${role} ${n}`, scopes: ['read', 'write', 'config:write'], member_id: member.body.id } });
-  expect(token.status, token.text).toBe(201);
-  return { id: member.body.id, token: token.body.token };
+  return memberWithToken(t, { name: `${role} ${n}`, email: `${role}${n}@example.com`, role }, { name: `${role} ${n}`, scopes: ['read', 'write', 'config:write'] });
 }
 
 const memberIds = async () => (await t.api('GET', '/v1/members?limit=100')).body.data.map((m: { id: string }) => m.id);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateToken, hashToken, tokenHint } from '../src/domain/token-format.js';
 import { expectEnvelope } from './helpers/envelope.js';
+import { memberWithToken } from './helpers/factories.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let t: TestServer;
@@ -151,10 +152,8 @@ describe('keyset pagination (contract §5)', () => {
     expectEnvelope(await t.api('GET', `/v1/tokens?cursor=${members}`), 400, 'invalid_cursor');
 
     // listTokens filters by caller: a member sees only their own tokens, so the owner's cursor is not theirs.
-    const m = await t.api('POST', '/v1/members', { body: { name: 'Plain Member', role: 'member' } });
-    const mt = await t.api('POST', '/v1/tokens', { body: { name: 'plain', scopes: ['read', 'write'], member_id: m.body.id } });
-    expect(mt.status).toBe(201);
-    expectEnvelope(await t.api('GET', `/v1/tokens?cursor=${tokens}`, { token: mt.body.token }), 400, 'invalid_cursor');
+    const mt = await memberWithToken(t, { name: 'Plain Member', role: 'member' }, { name: 'plain', scopes: ['read', 'write'] });
+    expectEnvelope(await t.api('GET', `/v1/tokens?cursor=${tokens}`, { token: mt.token }), 400, 'invalid_cursor');
 
     const other = await newOrg();
     expectEnvelope(await t.api('GET', `/v1/members?cursor=${members}`, { token: other.token }), 400, 'invalid_cursor');

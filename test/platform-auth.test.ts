@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateToken } from '../src/domain/token-format.js';
 import { expectEnvelope } from './helpers/envelope.js';
+import * as make from './helpers/factories.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let t: TestServer;
@@ -73,54 +74,52 @@ describe('authentication', () => {
   });
 
   it('keeps viewers read-only and config:write to owners and admins', async () => {
-    const viewer = await t.api('POST', '/v1/members', { body: { name: 'Vera', email: 'vera@example.com', role: 'viewer' } });
-    expect(viewer.status).toBe(201);
-    const vt = await t.api('POST', '/v1/tokens', { body: { name: 'vera', scopes: ['read', 'write'], member_id: viewer.body.id } });
-    expect(vt.status).toBe(201);
-    expect((await t.api('GET', '/v1/members', { token: vt.body.token })).status).toBe(200);
-    const write = await t.api('POST', '/v1/tokens', { token: vt.body.token, body: { name: 'z', scopes: ['read'] } });
+    const viewer = await make.member(t, { name: 'Vera', email: 'vera@example.com', role: 'viewer' });
+    const vt = await make.token(t, { name: 'vera', scopes: ['read', 'write'], member_id: viewer.id });
+    expect((await t.api('GET', '/v1/members', { token: vt.token })).status).toBe(200);
+    const write = await t.api('POST', '/v1/tokens', { token: vt.token, body: { name: 'z', scopes: ['read'] } });
     expect(write.status).toBe(403);
     expect(write.body.code).toBe('forbidden_role');
 
-    const member = await t.api('POST', '/v1/members', { body: { name: 'Max', role: 'member' } });
-    const mt = await t.api('POST', '/v1/tokens', { body: { name: 'max', scopes: ['read', 'write'], member_id: member.body.id } });
-    const others = await t.api('POST', '/v1/tokens', { token: mt.body.token, body: { name: 'for vera', scopes: ['read'], member_id: viewer.body.id } });
+    const member = await make.member(t, { name: 'Max', role: 'member' });
+    const mt = await make.token(t, { name: 'max', scopes: ['read', 'write'], member_id: member.id });
+    const others = await t.api('POST', '/v1/tokens', { token: mt.token, body: { name: 'for vera', scopes: ['read'], member_id: viewer.id } });
     expect(others.status).toBe(403);
     // Revoking another member's token takes config:write too: refused as making one is, and the token keeps working.
-    const revokeOthers = await t.api('DELETE', `/v1/tokens/${vt.body.id}`, { token: mt.body.token });
+    const revokeOthers = await t.api('DELETE', `/v1/tokens/${vt.id}`, { token: mt.token });
     expect(revokeOthers.status).toBe(403);
     expect(revokeOthers.body.code).toBe('insufficient_scope');
     const ownerRw = await t.api('POST', '/v1/tokens', { body: { name: 'owner rw', scopes: ['read', 'write'] } });
-    expect((await t.api('DELETE', `/v1/tokens/${vt.body.id}`, { token: ownerRw.body.token })).body.code).toBe('insufficient_scope');
-    expect((await t.api('GET', '/v1/me', { token: vt.body.token })).status).toBe(200);
-    const self = await t.api('PATCH', `/v1/members/${member.body.id}`, { token: mt.body.token, body: { tz: 'Europe/Berlin' } });
+    expect((await t.api('DELETE', `/v1/tokens/${vt.id}`, { token: ownerRw.body.token })).body.code).toBe('insufficient_scope');
+    expect((await t.api('GET', '/v1/me', { token: vt.token })).status).toBe(200);
+    const self = await t.api('PATCH', `/v1/members/${member.id}`, { token: mt.token, body: { tz: 'Europe/Berlin' } });
     expect(self.status).toBe(200);
     expect(self.body.tz).toBe('Europe/Berlin');
-    const promote = await t.api('PATCH', `/v1/members/${member.body.id}`, { token: mt.body.token, body: { role: 'admin' } });
+    const promote = await t.api('PATCH', `/v1/members/${member.id}`, { token: mt.token, body: { role: 'admin' } });
     expect(promote.status).toBe(403);
   });
 
   it('applies a role change on the next request', async () => {
-    const m = await t.api('POST', '/v1/members', { body: { name: 'Rita', role: 'member' } });
-    const tok = await t.api('POST', '/v1/tokens', { body: { name: 'rita', scopes: ['read', 'write'], member_id: m.body.id } });
-    expect((await t.api('GET', '/v1/me', { token: tok.body.token })).body.member.role).toBe('member');
-    await t.api('PATCH', `/v1/members/${m.body.id}`, { body: { role: 'viewer' } });
-    const denied = await t.api('POST', '/v1/tokens', { token: tok.body.token, body: { name: 'r2', scopes: ['read'] } });
+    const m = await make.member(t, { name: 'Rita', role: 'member' });
+    const tok = await make.token(t, { name: 'rita', scopes: ['read', 'write'], member_id: m.id });
+    expect((await t.api('GET', '/v1/me', { token: tok.token })).body.member.role).toBe('member');
+    await t.api('PATCH', `/v1/members/${m.id}`, { body: { role: 'viewer' } });
+    const denied = await t.api('POST', '/v1/tokens', { token: tok.token, body: { name: 'r2', scopes: ['read'] } });
     expect(denied.status).toBe(403);
   });
 
   it('answers getMe anew after a change to the caller, though its answer is kept between requests', async () => {
-    const m = await t.api('POST', '/v1/members', { body: { name: 'Otto', role: 'member' } });
-    const tok = await t.api('POST', '/v1/tokens', { body: { name: 'otto', scopes: ['read'], member_id: m.body.id } });
-    const first = await t.api('GET', '/v1/me', { token: tok.body.token });
+    const m = await make.member(t, { name: 'Otto', role: 'member' });
+    const tok = await make.token(t, { name: 'otto', scopes: ['read'], member_id: m.id });
+    const first = await t.api('GET', '/v1/me', { token: tok.token });
     expect(first.body.member).toMatchObject({ name: 'Otto', role: 'member', tz: null });
     expect(first.body.scopes).toEqual(['read']);
     // The same bytes while nothing changes.
-    expect((await t.api('GET', '/v1/me', { token: tok.body.token })).text).toBe(first.text);
-    await t.api('PATCH', `/v1/members/${m.body.id}`, { body: { name: 'Otto Renamed', role: 'viewer', tz: 'Europe/Oslo' } });
-    const after = await t.api('GET', '/v1/me', { token: tok.body.token });
+    expect((await t.api('GET', '/v1/me', { token: tok.token })).text).toBe(first.text);
+    await t.api('PATCH', `/v1/members/${m.id}`, { body: { name: 'Otto Renamed', role: 'viewer', tz: 'Europe/Oslo' } });
+    const after = await t.api('GET', '/v1/me', { token: tok.token });
     expect(after.body.member).toMatchObject({ name: 'Otto Renamed', role: 'viewer', tz: 'Europe/Oslo' });
-    expect(after.body.member.id).toBe(m.body.id);
+    expect(after.body.member.id).toBe(m.id);
   });
 
   it('rejects a token from its expiry on, cached or not, for reads and writes', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../src/domain/ids.js';
 import { expectEnvelope } from './helpers/envelope.js';
+import { memberWithToken, type Role } from './helpers/factories.js';
 import { waitFor } from './helpers/wait.js';
 import { lockTable } from './helpers/locks.js';
 import { createSecondOrg } from './helpers/second-org.js';
@@ -27,13 +28,9 @@ afterAll(async () => t?.close());
 
 let n = 0;
 /** A new member with `role` and a token of their own with every scope. */
-async function someone(role: string): Promise<Someone> {
+async function someone(role: Role): Promise<Someone> {
   n++;
-  const member = await t.api('POST', '/v1/members', { body: { name: `${role} ${n}`, email: `${role}${n}@example.com`, role } });
-  expect(member.status, member.text).toBe(201);
-  const token = await t.api('POST', '/v1/tokens', { body: { name: `${role} ${n}`, scopes: ['read', 'write', 'config:write'], member_id: member.body.id } });
-  expect(token.status, token.text).toBe(201);
-  return { id: member.body.id, token: token.body.token };
+  return memberWithToken(t, { name: `${role} ${n}`, email: `${role}${n}@example.com`, role }, { name: `${role} ${n}`, scopes: ['read', 'write', 'config:write'] });
 }
 
 const roleOf = async (memberId: string) =>
@@ -48,7 +45,7 @@ describe('tokens for others', () => {
     const forOwner = await t.api('POST', '/v1/tokens', { token: admin.token, body: { name: 'owner now', scopes: ['read', 'write', 'config:write'], member_id: ownerId } });
     expectEnvelope(forOwner, 403, 'forbidden_role');
     expect(await tokenCount()).toBe(before);
-    for (const role of ['admin', 'member', 'viewer']) {
+    for (const role of ['admin', 'member', 'viewer'] as const) {
       const target = await someone(role);
       const res = await t.api('POST', '/v1/tokens', { token: admin.token, body: { name: `for ${role}`, scopes: ['read'], member_id: target.id } });
       expect(res.status, `${role}: ${res.text}`).toBe(201);

@@ -2,6 +2,7 @@ import { TZDate } from '@date-fns/tz';
 import { addDays, format } from 'date-fns';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { blocksTextLength } from '../src/slack/views/blocks.js';
+import { member, memberWithToken } from './helpers/factories.js';
 import { startFakeSlack, type FakeSlack, type RecordedCall } from './helpers/fake-slack.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { slackClient } from './helpers/slack-request.js';
@@ -60,11 +61,7 @@ function expectWithinSlackLimits(body: Record<string, any>): void {
 
 /** A member linked to `slackUserId`, with a token of their own for /v1. */
 async function linkedMember(name: string, slackUserId: string, tz?: string): Promise<{ id: string; token: string }> {
-  const member = await t.api('POST', '/v1/members', { body: { name, role: 'member', slack_user_id: slackUserId, ...(tz ? { tz } : {}) } });
-  expect(member.status).toBe(201);
-  const token = await t.api('POST', '/v1/tokens', { body: { name: `${name}'s`, scopes: ['read', 'write'], member_id: member.body.id } });
-  expect(token.status).toBe(201);
-  return { id: member.body.id, token: token.body.token };
+  return memberWithToken(t, { name, role: 'member', slack_user_id: slackUserId, ...(tz ? { tz } : {}) }, { name: `${name}'s`, scopes: ['read', 'write'] });
 }
 
 describe('/milestone', () => {
@@ -293,7 +290,7 @@ describe('/todo and the Done button', () => {
   });
 
   it('lets a viewer read but not add', async () => {
-    await t.api('POST', '/v1/members', { body: { name: 'Vic', role: 'viewer', slack_user_id: 'U0VIC' } });
+    await member(t, { name: 'Vic', role: 'viewer', slack_user_id: 'U0VIC' });
     expect((await run('/todo', '', 'U0VIC')).body.text).toBe('Nothing open is due this week.');
     expect((await run('/todo', 'add nope', 'U0VIC')).body).toMatchObject({ response_type: 'ephemeral', text: 'Viewers can read but not change anything.' });
     expect(await db().selectFrom('todos').select('id').where('title', '=', 'nope').execute()).toEqual([]);
@@ -336,7 +333,7 @@ describe('/card', () => {
     expect(v1.status).toBe(404);
     expect((await run('/card', 'OPS-999')).body).toMatchObject({ response_type: 'ephemeral', text: v1.body.user_message });
     expect((await run('/card', 'OPS-999 move done')).body.text).toBe(v1.body.user_message);
-    await t.api('POST', '/v1/members', { body: { name: 'Val', role: 'viewer', slack_user_id: 'U0VAL' } });
+    await member(t, { name: 'Val', role: 'viewer', slack_user_id: 'U0VAL' });
     expect((await run('/card', ref, 'U0VAL')).body.text).toContain(ref);
     expect((await run('/card', `${ref} move backlog`, 'U0VAL')).body.text).toBe('Viewers can read but not change anything.');
     expect((await t.api('GET', `/v1/cards/${ref}`)).body.workflow_status).toBe('in_progress');

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { confirmSlackConnect } from '../src/domain/slack-connect.js';
 import { startFakeSlack, type FakeSlack } from './helpers/fake-slack.js';
+import { member, type Role } from './helpers/factories.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { slackClient } from './helpers/slack-request.js';
 import { signIn, type Browser } from './helpers/web.js';
@@ -52,10 +53,8 @@ async function command(user: string, name: string, text: string): Promise<any> {
 
 const slackIdOf = async (memberId: string) => (await t.api('GET', '/v1/members?limit=100')).body.data.find((m: { id: string }) => m.id === memberId)?.slack_user_id;
 
-async function newMember(name: string, role: string, email: string): Promise<string> {
-  const res = await t.api('POST', '/v1/members', { body: { name, role, email } });
-  expect(res.status, res.text).toBe(201);
-  return res.body.id;
+async function newMember(name: string, role: Role, email: string): Promise<string> {
+  return (await member(t, { name, role, email })).id;
 }
 
 /** `/tack connect` as `user`: the link it answers. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeSlack, type FakeSlack, type RecordedCall } from './helpers/fake-slack.js';
 import { addMember, addTodo, eventually, type TestMember } from './helpers/jobs.js';
+import { member } from './helpers/factories.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { messageShortcutBody, slackClient, viewSubmissionBody } from './helpers/slack-request.js';
 import { sleep } from './helpers/wait.js';
@@ -50,10 +51,9 @@ beforeEach(() => {
 /** A member that Slack will link by their confirmed e-mail on first use. */
 async function memberByEmail(name: string, slackUserId: string): Promise<string> {
   const email = `${name.toLowerCase()}@example.com`;
-  const res = await t.api('POST', '/v1/members', { body: { name, email, role: 'member' } });
-  expect(res.status).toBe(201);
+  const { id } = await member(t, { name, email, role: 'member' });
   EMAILS[slackUserId] = email;
-  return res.body.id;
+  return id;
 }
 
 /** The views.open call made with `trigger`, once the fake has answered it. */

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { operations } from '../src/operations/index.js';
 import { startFakeSlack, type FakeSlack, type RecordedCall } from './helpers/fake-slack.js';
 import { captureLog, type CapturedLog } from './helpers/jobs.js';
+import * as make from './helpers/factories.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { spawnTack } from './helpers/spawn.js';
 import { waitFor } from './helpers/wait.js';
@@ -185,8 +186,7 @@ describe('slash commands', () => {
   });
 
   it("gives a domain error's user_message, ephemeral (a viewer cannot subscribe)", async () => {
-    const viewer = await t.api('POST', '/v1/members', { body: { name: 'Vera', role: 'viewer', slack_user_id: 'U0VIEWER' } });
-    expect(viewer.status).toBe(201);
+    await make.member(t, { name: 'Vera', role: 'viewer', slack_user_id: 'U0VIEWER' });
     const response_url = fake.responseUrl();
     await slack.command({ command: '/milestone', text: 'M3 subscribe', response_url, user_id: 'U0VIEWER', channel_id: 'C0VIEW' });
     const reply = await replyTo(response_url);
@@ -216,8 +216,7 @@ describe('member linking', () => {
   });
 
   it('links on first use by the Slack profile e-mail (users.info, confirmed), then acts as that member', async () => {
-    const ana = await t.api('POST', '/v1/members', { body: { name: 'Ana', email: 'Ana@Example.com', role: 'member' } });
-    expect(ana.status).toBe(201);
+    const ana = await make.member(t, { name: 'Ana', email: 'Ana@Example.com', role: 'member' });
     fake.handle('users.info', (call) =>
       call.body.user === 'U0ANA'
         ? { body: { ok: true, user: { id: 'U0ANA', tz: 'Europe/Berlin', is_email_confirmed: true, profile: { email: 'ana@example.com', real_name: 'Ana' } } } }
@@ -228,11 +227,11 @@ describe('member linking', () => {
       await slack.command({ command: '/milestone', text: 'M4 subscribe daily', response_url, user_id: 'U0ANA', channel_id: 'C0ANA' });
       const reply = await replyTo(response_url);
       expect(reply.body.text).toContain("M4's status daily");
-      const member = (await t.api('GET', '/v1/members?limit=100')).body.data.find((m: { id: string }) => m.id === ana.body.id);
+      const member = (await t.api('GET', '/v1/members?limit=100')).body.data.find((m: { id: string }) => m.id === ana.id);
       expect(member.slack_user_id).toBe('U0ANA');
       const rows = (await subscriptions()).filter((s) => s.channel_id === 'C0ANA');
       // Ana has no tz of her own: her Slack profile's is used.
-      expect(rows).toMatchObject([{ created_by: ana.body.id, cadence: 'daily', tz: 'Europe/Berlin' }]);
+      expect(rows).toMatchObject([{ created_by: ana.id, cadence: 'daily', tz: 'Europe/Berlin' }]);
 
       // Linked now: the next command finds her by Slack id without asking Slack.
       fake.clear();
@@ -246,7 +245,7 @@ describe('member linking', () => {
   });
 
   it('never takes over a member already linked to another Slack user', async () => {
-    await t.api('POST', '/v1/members', { body: { name: 'Bo', email: 'bo@example.com', slack_user_id: 'U0BO' } });
+    await make.member(t, { name: 'Bo', email: 'bo@example.com', slack_user_id: 'U0BO' });
     fake.handleOnce('users.info', { body: { ok: true, user: { id: 'U0IMPOSTOR', is_email_confirmed: true, profile: { email: 'bo@example.com' } } } });
     const response_url = fake.responseUrl();
     await slack.command({ command: '/milestone', text: 'M3 subscribe', response_url, user_id: 'U0IMPOSTOR', channel_id: 'C0IMP' });
@@ -262,7 +261,7 @@ describe('member linking', () => {
   });
 
   it('waits out a 429 from users.info (Retry-After) and still links', async () => {
-    await t.api('POST', '/v1/members', { body: { name: 'Cy', email: 'cy@example.com' } });
+    await make.member(t, { name: 'Cy', email: 'cy@example.com' });
     fake.handleOnce('users.info', { status: 429, headers: { 'retry-after': '1' }, body: { ok: false, error: 'ratelimited' } });
     fake.handleOnce('users.info', { body: { ok: true, user: { id: 'U0CY', is_email_confirmed: true, profile: { email: 'cy@example.com' } } } });
     const response_url = fake.responseUrl();

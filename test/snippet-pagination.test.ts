@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memberWithToken } from './helpers/factories.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let t: TestServer;
@@ -133,9 +134,8 @@ describe('listSnippets pagination', () => {
     const tokens = await t.api('GET', '/v1/tokens?limit=1');
     if (tokens.body.next_cursor) expect((await page({ cursor: tokens.body.next_cursor })).status).toBe(400);
     // Another member's cursor for the same filters is not theirs to use (their visible set differs).
-    const m = await t.api('POST', '/v1/members', { body: { name: 'Cursor peer', role: 'member' } });
-    const tok = await t.api('POST', '/v1/tokens', { body: { name: 'peer', scopes: ['read'], member_id: m.body.id } });
-    const peer = await t.api('GET', `/v1/snippets?${new URLSearchParams({ tag: 'cur', type: 'sql', q: 'cursor', limit: '1', cursor })}`, { token: tok.body.token });
+    const tok = await memberWithToken(t, { name: 'Cursor peer', role: 'member' }, { name: 'peer', scopes: ['read'] });
+    const peer = await t.api('GET', `/v1/snippets?${new URLSearchParams({ tag: 'cur', type: 'sql', q: 'cursor', limit: '1', cursor })}`, { token: tok.token });
     expect(peer.status).toBe(400);
   });
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memberWithToken, type Role, type Scope } from './helpers/factories.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { createSecondOrg, type OtherOrg } from './helpers/second-org.js';
 
@@ -14,12 +15,8 @@ const create = (body: Record<string, unknown>, options: { token?: string; header
   t.api('POST', '/v1/snippets', { body, ...options });
 
 /** A member of the default organization with a token of the given scopes. */
-async function memberToken(role: string, scopes: string[]): Promise<{ id: string; token: string }> {
-  const m = await t.api('POST', '/v1/members', { body: { name: `M ${role} ${Math.random()}`, role } });
-  expect(m.status).toBe(201);
-  const tok = await t.api('POST', '/v1/tokens', { body: { name: 'm', scopes, member_id: m.body.id } });
-  expect(tok.status).toBe(201);
-  return { id: m.body.id, token: tok.body.token };
+async function memberToken(role: Role, scopes: Scope[]): Promise<{ id: string; token: string }> {
+  return memberWithToken(t, { name: `M ${role} ${Math.random()}`, role }, { name: 'm', scopes });
 }
 
 /** Opens a public link on the test server (its PORT is 0, so the configured base names port 0). */

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeSlack, type FakeSlack, type RecordedCall } from './helpers/fake-slack.js';
+import { memberWithToken, type Fields } from './helpers/factories.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { slackClient } from './helpers/slack-request.js';
 
@@ -45,12 +46,8 @@ async function slashCommand(command: string, text: string, user: string): Promis
 }
 
 /** A member with a token of their own (read, write). */
-async function member(name: string, fields: Record<string, unknown> = {}): Promise<{ id: string; token: string }> {
-  const m = await t.api('POST', '/v1/members', { body: { name, role: 'member', ...fields } });
-  expect(m.status, m.text).toBe(201);
-  const tok = await t.api('POST', '/v1/tokens', { body: { name: `${name}'s`, scopes: ['read', 'write'], member_id: m.body.id } });
-  expect(tok.status, tok.text).toBe(201);
-  return { id: m.body.id, token: tok.body.token };
+async function member(name: string, fields: Partial<Fields<'/members'>> = {}): Promise<{ id: string; token: string }> {
+  return memberWithToken(t, { name, role: 'member', ...fields }, { name: `${name}'s`, scopes: ['read', 'write'] });
 }
 
 describe('a Slack user without a zone of their own', () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecondOrg } from './helpers/second-org.js';
+import { memberWithToken, todo as makeTodo, type Fields } from './helpers/factories.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let t: TestServer;
@@ -12,10 +13,8 @@ const clock = () => {
   return now;
 };
 
-async function todo(body: Record<string, unknown>, token?: string) {
-  const res = await t.api('POST', '/v1/todos', { body, token });
-  expect(res.status).toBe(201);
-  return res.body;
+async function todo(body: Fields<'/todos'>, token?: string) {
+  return makeTodo(t, body, { as: token });
 }
 
 beforeAll(async () => {
@@ -57,8 +56,7 @@ describe('todos', () => {
   });
 
   it("keeps each member's todos their own: another member's todo is 404", async () => {
-    const m = await t.api('POST', '/v1/members', { body: { name: 'Nora', role: 'member' } });
-    const tok = (await t.api('POST', '/v1/tokens', { body: { name: 'nora', scopes: ['read', 'write'], member_id: m.body.id } })).body.token;
+    const tok = (await memberWithToken(t, { name: 'Nora', role: 'member' }, { name: 'nora', scopes: ['read', 'write'] })).token;
     const hers = await todo({ title: 'hers', org_id: orgId }, tok);
     const done = await t.api('POST', `/v1/todos/${hers.id}/done`);
     expect(done.status).toBe(404);
@@ -184,8 +182,7 @@ describe('todos mirroring card criteria', () => {
 describe('due filters in the member time zone', () => {
   it('flips today, overdue and week at the member’s midnight, not UTC’s', async () => {
     // New York is UTC-5 in January: 04:30Z is 23:30 on the 15th there, 05:30Z is 00:30 on the 16th.
-    const m = await t.api('POST', '/v1/members', { body: { name: 'Yann', role: 'member', tz: 'America/New_York' } });
-    const tok = (await t.api('POST', '/v1/tokens', { body: { name: 'yann', scopes: ['read', 'write'], member_id: m.body.id } })).body.token;
+    const tok = (await memberWithToken(t, { name: 'Yann', role: 'member', tz: 'America/New_York' }, { name: 'yann', scopes: ['read', 'write'] })).token;
     const titles = new Map<string, string>();
     for (const due of ['2026-01-14', '2026-01-15', '2026-01-16', '2026-01-21', '2026-01-22']) {
       const x = await todo({ title: `due ${due}`, due_on: due }, tok);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BUILD_TIMEOUT_MS, ensureCliBuilt } from './helpers/build-cli.js';
+import { member, token as makeToken } from './helpers/factories.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { runTack } from './helpers/tack.js';
 import { browser, codeOf, postSignin, sessionCookieOf } from './helpers/web.js';
@@ -44,14 +45,14 @@ it('prints a one-time link for yourself that signs you in, and lists and ends se
 });
 
 it('makes a link for another member with --member, within the ladder', async () => {
-  const admin = await t.api('POST', '/v1/members', { body: { name: 'Ann', role: 'admin' } });
-  const res = await tack(['signin-link', '--member', admin.body.id, '--json']);
+  const admin = await member(t, { name: 'Ann', role: 'admin' });
+  const res = await tack(['signin-link', '--member', admin.id, '--json']);
   expect(res.code, res.stderr).toBe(0);
   expect(Object.keys(JSON.parse(res.stdout)).sort()).toEqual(['expires_at', 'url']);
 
-  const token = await t.api('POST', '/v1/tokens', { body: { name: 'ann', scopes: ['read', 'write', 'config:write'], member_id: admin.body.id } });
+  const { token: annToken } = await makeToken(t, { name: 'ann', scopes: ['read', 'write', 'config:write'], member_id: admin.id });
   const owner = (await t.api('GET', '/v1/me')).body.member.id;
-  const refused = await tack(['signin-link', '--member', owner], token.body.token);
+  const refused = await tack(['signin-link', '--member', owner], annToken);
   expect(refused.code).toBe(1);
   expect(refused.stdout).toBe('');
   expect(refused.stderr).toMatch(/above yours.*\(forbidden_role\)/);

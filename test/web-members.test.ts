@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { signedInContext } from './helpers/browser.js';
+import { memberWithToken, type Role } from './helpers/factories.js';
 import { waitFor } from './helpers/wait.js';
 import { startWebFixture, type WebFixture } from './helpers/web-server.js';
 
@@ -19,12 +20,8 @@ afterAll(async () => fx?.close());
 const memberIds = async (): Promise<string[]> => (await fx.server.api('GET', '/v1/members?limit=100')).body.data.map((m: { id: string }) => m.id);
 
 /** A new member with a token of their own. */
-async function newMember(name: string, role: string): Promise<{ id: string; token: string }> {
-  const member = await fx.server.api('POST', '/v1/members', { body: { name, role } });
-  expect(member.status, member.text).toBe(201);
-  const token = await fx.server.api('POST', '/v1/tokens', { body: { name: `${name}'s key`, scopes: ['read', 'write'], member_id: member.body.id } });
-  expect(token.status, token.text).toBe(201);
-  return { id: member.body.id, token: token.body.token };
+async function newMember(name: string, role: Role): Promise<{ id: string; token: string }> {
+  return memberWithToken(fx.server, { name, role }, { name: `${name}'s key`, scopes: ['read', 'write'] });
 }
 
 /** The Remove buttons on the members page, once the list has loaded (`Remove <name>`). */

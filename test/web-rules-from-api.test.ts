@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium, signInWith, signinLink } from './helpers/browser.js';
+import { member, memberWithToken } from './helpers/factories.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 
@@ -32,9 +33,9 @@ beforeAll(async () => {
   browser = await launchChromium();
   mkdirSync(SHOTS, { recursive: true });
   // Kenji set no zone of his own: outside Slack his days are UTC's.
-  const kenji = await must('POST', '/v1/members', { name: 'Kenji Sato', role: 'member' });
+  const kenji = await memberWithToken(t, { name: 'Kenji Sato', role: 'member' }, { name: 'kenji', scopes: ['read', 'write'] });
   ids.kenji = kenji.id;
-  const token = (await must('POST', '/v1/tokens', { name: 'kenji', scopes: ['read', 'write'], member_id: kenji.id })).token;
+  const token = kenji.token;
   for (const [title, due_on] of [
     ['Renew the certificate', '2026-01-15'],
     ['Send the invoice', '2026-01-16'],
@@ -42,7 +43,7 @@ beforeAll(async () => {
   ]) {
     await must('POST', '/v1/todos', { title, due_on }, token);
   }
-  ids.viewer = (await must('POST', '/v1/members', { name: 'Vera Viewer', role: 'viewer' })).id;
+  ids.viewer = (await member(t, { name: 'Vera Viewer', role: 'viewer' })).id;
   await must('POST', '/v1/boards', { name: 'Operations', slug: 'ops', ref_prefix: 'OPS', gated: true });
   await must('POST', '/v1/boards', { name: 'Design', slug: 'design', ref_prefix: 'DES' });
   // The gated board's only card is done: a sample card would say `done` is "allowed" (it is its state).
@@ -156,7 +157,7 @@ describe('members as abilities say', { timeout: 90_000 }, () => {
       return page.locator(`li[data-member="${me.member.id}"] .select-button`).isEnabled();
     };
     expect(await ownRole()).toBe(false);
-    const second = await must('POST', '/v1/members', { name: 'Olive Second', role: 'owner' });
+    const second = await member(t, { name: 'Olive Second', role: 'owner' });
     expect(await ownRole()).toBe(true);
     await must('DELETE', `/v1/members/${second.id}`);
     await context.close();

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectEnvelope } from './helpers/envelope.js';
+import { member, type Role } from './helpers/factories.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 import { browser, signIn } from './helpers/web.js';
@@ -18,10 +19,8 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function newMember(name: string, role: string): Promise<string> {
-  const res = await t.api('POST', '/v1/members', { body: { name, role } });
-  expect(res.status, res.text).toBe(201);
-  return res.body.id;
+async function newMember(name: string, role: Role): Promise<string> {
+  return (await member(t, { name, role })).id;
 }
 
 const todoCount = async () => Number((await t.database!.query('select count(*) as n from todos'))[0].n);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectEnvelope, leaksIn } from './helpers/envelope.js';
+import { memberWithToken, type Role } from './helpers/factories.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { browser, codeOf, postSignin, sessionCookieOf, signIn, signinLink } from './helpers/web.js';
 
@@ -12,12 +13,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-async function member(name: string, role: string): Promise<{ id: string; token: string }> {
-  const m = await t.api('POST', '/v1/members', { body: { name, role } });
-  expect(m.status, m.text).toBe(201);
-  const tok = await t.api('POST', '/v1/tokens', { body: { name, scopes: ['read', 'write', 'config:write'], member_id: m.body.id } });
-  expect(tok.status, tok.text).toBe(201);
-  return { id: m.body.id, token: tok.body.token };
+async function member(name: string, role: Role): Promise<{ id: string; token: string }> {
+  return memberWithToken(t, { name, role }, { name, scopes: ['read', 'write', 'config:write'] });
 }
 
 const linkRows = () => t.database!.query<{ used_at: string | null }>('select used_at from signin_links');
@@ -99,8 +96,8 @@ describe('GET /signin', () => {
   });
 
   it('escapes what it echoes and keeps only a same-origin next', async () => {
-    const hostile = await t.api('POST', '/v1/members', { body: { name: '"><script>alert(1)</script>', role: 'member' } });
-    const code = codeOf(await signinLink(t, hostile.body.id));
+    const hostile = await member('"><script>alert(1)</script>', 'member');
+    const code = codeOf(await signinLink(t, hostile.id));
     const res = await fetch(`${t.url}/signin?code=${code}&next=${encodeURIComponent('/boards?x="<b>')}`);
     const html = await res.text();
     expect(html).not.toContain('<script>');

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
 import type { JobDeps } from '../../jobs/index.js';
 import { slackWebClient } from '../../src/slack/web-client.js';
+import { memberWithToken, type Fields } from './factories.js';
 import type { FakeSlack, RecordedCall } from './fake-slack.js';
 import type { TestServer } from './server.js';
 
@@ -40,12 +41,9 @@ export interface TestMember {
 }
 
 /** A member of the bootstrap organization with a read/write token of their own. */
-export async function addMember(t: TestServer, body: { name: string; slack_user_id?: string; tz?: string; role?: string }): Promise<TestMember> {
-  const member = await t.api('POST', '/v1/members', { body: { role: 'member', ...body } });
-  if (member.status !== 201) throw new Error(`createMember: ${member.status} ${member.text}`);
-  const token = await t.api('POST', '/v1/tokens', { body: { name: `${body.name} token`, scopes: ['read', 'write'], member_id: member.body.id } });
-  if (token.status !== 201) throw new Error(`createToken: ${token.status} ${token.text}`);
-  return { id: member.body.id, token: token.body.token };
+export async function addMember(t: TestServer, body: Pick<Fields<'/members'>, 'name' | 'slack_user_id' | 'tz' | 'role'>): Promise<TestMember> {
+  const { id, token } = await memberWithToken(t, { role: 'member', ...body }, { name: `${body.name} token`, scopes: ['read', 'write'] });
+  return { id, token };
 }
 
 export async function addTodo(t: TestServer, member: TestMember, body: Record<string, unknown>): Promise<{ id: string; title: string }> {

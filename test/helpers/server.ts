@@ -2,8 +2,11 @@ import pino from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import { generateToken } from '../../src/domain/token-format.js';
 import { startServer, type RunningServer, type ServerOptions } from '../../src/server.js';
-import { createTestDatabase, type TestDatabase } from './database.js';
-import { assertConforms } from './openapi-conformance.js';
+import { answered, recordConforming } from './conforming.js';
+import { createMigratedDatabase, type TestDatabase } from './database.js';
+import { typedClient, type TypedClient } from './typed-client.js';
+
+export { answered };
 
 export interface TestServer {
   server: RunningServer;
@@ -13,6 +16,9 @@ export interface TestServer {
   database: TestDatabase | undefined;
   config: Config;
   api: Api;
+  /** The owner's typed `/v1` client (openapi-fetch over the generated `paths`); `as(token)` for another caller's. */
+  client: TypedClient;
+  as(token: string | null): TypedClient;
   close(): Promise<void>;
 }
 
@@ -33,9 +39,6 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-/** Operations and statuses answered through `apiClient` in this test file, each checked against the document. */
-export const answered = new Map<string, Set<number>>();
-
 /**
  * A client for a running server over real HTTP; `token` defaults to the given one. Every
  * answer to a `/v1` operation is checked against the OpenAPI document (status, body,
@@ -54,11 +57,7 @@ export function apiClient(baseUrl: string, defaultToken: string | null): Api {
     }
     const res = await fetch(`${baseUrl}${path}`, { method, headers, body });
     const text = await res.text();
-    const { operationId } = assertConforms({ method, url: path, status: res.status, headers: res.headers, text });
-    if (operationId) {
-      if (!answered.has(operationId)) answered.set(operationId, new Set());
-      answered.get(operationId)!.add(res.status);
-    }
+    recordConforming({ method, url: path, status: res.status, headers: res.headers, text });
     let parsed: unknown = undefined;
     try {
       parsed = text ? JSON.parse(text) : undefined;
@@ -78,7 +77,7 @@ export async function startTestServer(
   env: Record<string, string | undefined> = {},
   options: { clock?: () => Date; jobs?: ServerOptions['jobs']; log?: ServerOptions['log']; print?: ServerOptions['print']; webDir?: string; listenTiming?: ServerOptions['listenTiming'] } = {},
 ): Promise<TestServer> {
-  const database = env.DATABASE_URL === undefined && !('DATA_DIR' in env) ? await createTestDatabase() : undefined;
+  const database = env.DATABASE_URL === undefined && !('DATA_DIR' in env) ? await createMigratedDatabase() : undefined;
   const token = env.TACK_BOOTSTRAP_TOKEN ?? generateToken();
   const config = loadConfig({
     PORT: '0',
@@ -96,6 +95,8 @@ export async function startTestServer(
     database,
     config,
     api: apiClient(server.url, token),
+    client: typedClient(server.url, token),
+    as: (other) => typedClient(server.url, other),
     async close() {
       await server.close();
       await database?.drop();
