@@ -19,6 +19,7 @@ import { AuthCache } from './auth-cache.js';
 import { clientErrors, frameworkErrors } from './client-errors.js';
 import { newRequestId } from './request-id.js';
 import { envelopeFor, MAX_PARAM_LENGTH, PARAM_TOO_LONG, sendError } from './envelope.js';
+import { registerCompression } from './compression.js';
 import { registerHealth } from './health.js';
 import { registerJsonParser } from './json-parser.js';
 import { registerOpenApi } from './openapi.js';
@@ -269,6 +270,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   app.addHook('onClose', async () => limiter.close());
 
+  await registerCompression(app);
   registerOpenApi(app, operations, () => runtime.appUrl!);
   registerHealth(app, deps);
   registerOperationRoutes(app, operations, runtime);
