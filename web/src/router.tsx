@@ -1,6 +1,8 @@
 import type { QueryClient } from '@tanstack/react-query';
-import { createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent } from '@tanstack/react-router';
+import { createRootRouteWithContext, createRoute, createRouter } from '@tanstack/react-router';
 import { boardCardsQuery, boardQuery, membersQuery } from './api/queries';
+import { lazyPage as page } from './chunks';
+import { RouteError } from './ui/route-error';
 import { Shell } from './ui/shell';
 import { NotFound } from './pages/not-found';
 import { Home } from './pages/home';
@@ -29,9 +31,6 @@ export interface SnippetSearch {
 }
 
 const rootRoute = createRootRouteWithContext<{ queryClient: QueryClient }>()({ component: Shell, notFoundComponent: NotFound });
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- lazyRouteComponent's own bound
-const page = <T extends Record<string, any>>(load: () => Promise<T>, name: keyof T & string) => lazyRouteComponent(load, name);
 
 const routeTree = rootRoute.addChildren([
   createRoute({ getParentRoute: () => rootRoute, path: '/', component: Home }),
@@ -79,7 +78,7 @@ const routeTree = rootRoute.addChildren([
 ]);
 
 export function makeRouter(queryClient: QueryClient) {
-  return createRouter({ routeTree, context: { queryClient }, defaultPreload: 'intent', defaultPreloadStaleTime: 0, scrollRestoration: true });
+  return createRouter({ routeTree, context: { queryClient }, defaultErrorComponent: RouteError, defaultPreload: 'intent', defaultPreloadStaleTime: 0, scrollRestoration: true });
 }
 
 declare module '@tanstack/react-router' {

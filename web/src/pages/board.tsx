@@ -83,7 +83,7 @@ export function BoardPage() {
     };
   }, [cards.data]);
 
-  if (board.isError) return <ErrorPanel error={board.error} retry={() => void board.refetch()} />;
+  if (board.isError && !board.data) return <ErrorPanel error={board.error} retry={() => void board.refetch()} />;
 
   const gateBadge = board.data?.gated ? (
     <span
@@ -130,7 +130,7 @@ export function BoardPage() {
           </select>
         </div>
       </div>
-      {cards.isError && <ErrorPanel error={cards.error} retry={() => void cards.refetch()} />}
+      {cards.isError && !cards.data && <ErrorPanel error={cards.error} retry={() => void cards.refetch()} />}
       {cards.isPending ? (
         <Loading label="Loading cards…" />
       ) : (

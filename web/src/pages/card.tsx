@@ -39,7 +39,7 @@ export function CardPage() {
     },
   });
 
-  if (card.isError) return <ErrorPanel error={card.error} retry={() => void card.refetch()} />;
+  if (card.isError && !card.data) return <ErrorPanel error={card.error} retry={() => void card.refetch()} />;
   if (!card.data) return <Loading />;
   const c = card.data;
   const board = boards.data?.find((b) => b.id === c.board_id);

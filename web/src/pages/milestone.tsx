@@ -24,7 +24,7 @@ export function MilestonePage() {
     for (const c of cards.data ?? []) out[c.workflow_status].push(c);
     return out;
   }, [cards.data]);
-  if (status.isError) return <ErrorPanel error={status.error} retry={() => void status.refetch()} />;
+  if (status.isError && !status.data) return <ErrorPanel error={status.error} retry={() => void status.refetch()} />;
   if (!status.data) return <Loading />;
   const m = status.data;
   return (
@@ -43,7 +43,7 @@ export function MilestonePage() {
         <Progress label="Cards done" done={m.cards_done} total={m.cards_total} testId="cards-progress" />
         <Progress label="Criteria done" done={m.criteria_done} total={m.criteria_total} testId="criteria-progress" />
       </div>
-      {cards.isError && <ErrorPanel error={cards.error} retry={() => void cards.refetch()} />}
+      {cards.isError && !cards.data && <ErrorPanel error={cards.error} retry={() => void cards.refetch()} />}
       {cards.data &&
         STATUSES.map((s) => (
           <section key={s} aria-labelledby={`ms-col-${s}`}>

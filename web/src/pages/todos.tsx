@@ -34,7 +34,7 @@ export function TodosPage() {
       </div>
       <AddTodo today={today} defaultTeam={scope === 'org'} />
       {me.data && <p className="muted small">Dates in {me.data.time_zone}.</p>}
-      {todos.isError && <ErrorPanel error={todos.error} retry={() => void todos.refetch()} />}
+      {todos.isError && !todos.data && <ErrorPanel error={todos.error} retry={() => void todos.refetch()} />}
       {todos.isPending && <Loading />}
       {todos.data &&
         GROUPS.map((g) =>

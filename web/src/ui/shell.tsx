@@ -1,6 +1,7 @@
 import { Link, Outlet } from '@tanstack/react-router';
 import { useMe } from '../api/queries';
 import { ErrorPanel } from './error-panel';
+import { OfflineBanner } from './offline-banner';
 import { Toasts } from './toasts';
 import { initials } from '../lib/people';
 
@@ -40,8 +41,9 @@ export function Shell() {
           </Link>
         )}
       </header>
+      <OfflineBanner />
       <main id="main" className="main" tabIndex={-1}>
-        {me.isError ? <ErrorPanel error={me.error} retry={() => void me.refetch()} /> : <Outlet />}
+        {me.isError && !me.data ? <ErrorPanel error={me.error} retry={() => void me.refetch()} /> : <Outlet />}
       </main>
       <Toasts />
     </>

@@ -64,7 +64,7 @@ export function Criteria({ card }: { card: Card }) {
     add.mutate(title.trim(), { onSuccess: () => setTitle('') });
   };
 
-  if (list.isError) return <ErrorPanel error={list.error} retry={() => void list.refetch()} />;
+  if (list.isError && !list.data) return <ErrorPanel error={list.error} retry={() => void list.refetch()} />;
   if (!list.data) return <Loading label="Loading criteria…" />;
   const rows = list.data;
   const done = rows.filter((r) => r.done).length;
