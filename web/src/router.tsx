@@ -33,11 +33,12 @@ export interface SnippetSearch {
 const rootRoute = createRootRouteWithContext<{ queryClient: QueryClient }>()({ component: Shell, notFoundComponent: NotFound });
 
 const routeTree = rootRoute.addChildren([
-  createRoute({ getParentRoute: () => rootRoute, path: '/', component: Home }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/boards', component: page(() => import('./pages/boards'), 'BoardsPage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/', staticData: { title: 'Home' }, component: Home }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/boards', staticData: { title: 'Boards' }, component: page(() => import('./pages/boards'), 'BoardsPage') }),
   createRoute({
     getParentRoute: () => rootRoute,
     path: '/boards/$slug',
+    staticData: { title: 'Board' },
     validateSearch: (s: Record<string, unknown>): BoardSearch => ({
       assignee: oneOf(s.assignee, ['me'] as const),
       milestone: str(s.milestone),
@@ -51,16 +52,18 @@ const routeTree = rootRoute.addChildren([
     },
     component: page(() => import('./pages/board'), 'BoardPage'),
   }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/cards/$ref', component: page(() => import('./pages/card'), 'CardPage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/cards/$ref', staticData: { title: 'Card' }, component: page(() => import('./pages/card'), 'CardPage') }),
   createRoute({
     getParentRoute: () => rootRoute,
     path: '/todos',
+    staticData: { title: 'Todos' },
     validateSearch: (s: Record<string, unknown>): TodoSearch => ({ scope: oneOf(s.scope, ['personal', 'org'] as const) }),
     component: page(() => import('./pages/todos'), 'TodosPage'),
   }),
   createRoute({
     getParentRoute: () => rootRoute,
     path: '/snippets',
+    staticData: { title: 'Snippets' },
     validateSearch: (s: Record<string, unknown>): SnippetSearch => ({
       q: str(s.q),
       type: oneOf(s.type, ['sql', 'json', 'html', 'txt'] as const),
@@ -68,13 +71,13 @@ const routeTree = rootRoute.addChildren([
     }),
     component: page(() => import('./pages/snippets'), 'SnippetsPage'),
   }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/snippets/$key', component: page(() => import('./pages/snippet'), 'SnippetPage') }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/milestones', component: page(() => import('./pages/milestones'), 'MilestonesPage') }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/milestones/$ref', component: page(() => import('./pages/milestone'), 'MilestonePage') }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/settings', component: page(() => import('./pages/settings/profile'), 'ProfilePage') }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/settings/api-keys', component: page(() => import('./pages/settings/api-keys'), 'ApiKeysPage') }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/settings/sessions', component: page(() => import('./pages/settings/sessions'), 'SessionsPage') }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/settings/members', component: page(() => import('./pages/settings/members'), 'MembersPage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/snippets/$key', staticData: { title: 'Snippet' }, component: page(() => import('./pages/snippet'), 'SnippetPage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/milestones', staticData: { title: 'Milestones' }, component: page(() => import('./pages/milestones'), 'MilestonesPage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/milestones/$ref', staticData: { title: 'Milestone' }, component: page(() => import('./pages/milestone'), 'MilestonePage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/settings', staticData: { title: 'Settings' }, component: page(() => import('./pages/settings/profile'), 'ProfilePage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/settings/api-keys', staticData: { title: 'API keys' }, component: page(() => import('./pages/settings/api-keys'), 'ApiKeysPage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/settings/sessions', staticData: { title: 'Sessions' }, component: page(() => import('./pages/settings/sessions'), 'SessionsPage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/settings/members', staticData: { title: 'Members' }, component: page(() => import('./pages/settings/members'), 'MembersPage') }),
 ]);
 
 export function makeRouter(queryClient: QueryClient) {
@@ -82,6 +85,10 @@ export function makeRouter(queryClient: QueryClient) {
 }
 
 declare module '@tanstack/react-router' {
+  interface StaticDataRouteOption {
+    /** The page's name in the document title, until the page names itself (usePageTitle). */
+    title?: string;
+  }
   interface Register {
     router: ReturnType<typeof makeRouter>;
   }

@@ -6,6 +6,7 @@ import { useToday } from '../api/queries';
 import { STATUSES, STATUS_LABEL, type Card, type WorkflowStatus } from '../api/types';
 import { endsText } from '../lib/days-left';
 import { ErrorPanel, Loading } from '../ui/error-panel';
+import { usePageTitle } from '../ui/page-title';
 import { Progress } from '../ui/progress';
 
 const route = getRouteApi('/milestones/$ref');
@@ -19,6 +20,7 @@ export function MilestonePage() {
     queryKey: ['milestone-cards', ref],
     queryFn: () => allPages((cursor) => ok(api.GET('/cards', { params: { query: { milestone: ref, limit: 100, cursor } } }))),
   });
+  usePageTitle(status.data ? `${status.data.ref} ${status.data.name}` : ref);
   const byStatus = useMemo(() => {
     const out: Record<WorkflowStatus, Card[]> = { backlog: [], in_progress: [], in_review: [], done: [] };
     for (const c of cards.data ?? []) out[c.workflow_status].push(c);
