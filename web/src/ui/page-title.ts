@@ -34,5 +34,9 @@ export function useDocumentTitle(fallback: string | undefined): void {
 
 /** A long name cut for a title: "Sign-up form validates e-mail…". */
 export function shortTitle(text: string, max = 32): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`;
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max - 1);
+  const space = cut.lastIndexOf(' ');
+  // At a word's end where there is one not too far back.
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
