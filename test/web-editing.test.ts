@@ -206,6 +206,40 @@ describe('the board', { timeout: 120_000 }, () => {
   });
 });
 
+/** Serious or critical axe violations on the page as it is now. */
+async function axeSerious(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+describe('accessibility in the states these edits open', { timeout: 120_000 }, () => {
+  for (const scheme of ['light', 'dark'] as const) {
+    it(`has no serious violation with the delete dialog, the calendar or an Undo toast open, ${scheme}`, async () => {
+      const { context, page } = await signedInContext(fx.browser, fx.server.api, { colorScheme: scheme });
+      await page.goto(`${fx.server.url}/cards/${fx.seeded.cards.audit!.ref}`);
+      await page.getByRole('button', { name: 'Delete card' }).click();
+      await page.getByRole('alertdialog').waitFor();
+      const found = (await axeSerious(page)).map((v) => `dialog: ${v}`);
+      await page.keyboard.press('Escape');
+      await page.getByRole('alertdialog').waitFor({ state: 'detached' });
+      await page.getByRole('button', { name: /^Due date: .*Change$/ }).click();
+      await page.getByRole('button', { name: 'Pick due date' }).click();
+      await page.getByRole('grid').waitFor();
+      found.push(...(await axeSerious(page)).map((v) => `calendar: ${v}`));
+      await page.keyboard.press('Escape');
+      await page.getByRole('grid').waitFor({ state: 'detached' });
+      await page.getByTestId('status-select').getByRole('button').click();
+      // Each run moves the card one column on (the light run leaves it in progress).
+      const to = scheme === 'light' ? 'In progress' : 'In review';
+      await page.getByRole('option', { name: to }).click();
+      await page.locator('.toast', { hasText: `moved to ${to}` }).waitFor();
+      found.push(...(await axeSerious(page)).map((v) => `toast: ${v}`));
+      expect(found).toEqual([]);
+      await context.close();
+    });
+  }
+});
+
 describe('pages', { timeout: 120_000 }, () => {
   it('titles name the page; the nav’s Snippets forgets the old search; a bad milestone says so once; milestones by end date', async () => {
     const { context, page } = await signedInContext(fx.browser, fx.server.api);

@@ -2,6 +2,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { AxeBuilder } from '@axe-core/playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, signInWith, signinLink } from './helpers/browser.js';
@@ -82,6 +83,8 @@ describe('tack stopped mid-session', { timeout: 120_000 }, () => {
     await page.getByTestId('route-error').getByRole('heading', { name: 'This page cannot be loaded right now' }).waitFor();
     expect(await mainNav(page).isVisible()).toBe(true);
     await banner(page).getByText('tack cannot be reached').waitFor();
+    const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
 
     // tack is back: the page loads by itself.
     await restart();
