@@ -17,6 +17,9 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim
 const oneOf = <T extends string>(v: unknown, values: readonly T[]): T | undefined =>
   values.includes(v as T) ? (v as T) : undefined;
 
+/** A filter link is the current one only when the whole query string matches (one `aria-current`). */
+export const FILTER_ACTIVE = { exact: true, includeSearch: true } as const;
+
 export interface BoardSearch {
   assignee?: 'me' | undefined;
   milestone?: string | undefined;

@@ -23,13 +23,15 @@ import { notifyUndo } from '../ui/toast-queue';
 import { CardTile } from './board/card-tile';
 import { Column } from './board/column';
 import { columnKeyboardCoordinates } from './board/keyboard';
-import type { BoardSearch } from '../router';
+import { FILTER_ACTIVE, type BoardSearch } from '../router';
 import { useBoardCards, useCreateCard, useMoveCard } from './board/use-board-cards';
 
 const route = getRouteApi('/boards/$slug');
 
-/** A filter link is the current one only when the whole query string matches (one `aria-current`). */
-const FILTER_ACTIVE = { exact: true, includeSearch: true } as const;
+/** Puts the focus on a card's handle, wherever its tile now is. */
+function focusHandle(ref: string): void {
+  document.querySelector<HTMLElement>(`button.drag-handle[data-card="${CSS.escape(ref)}"]`)?.focus();
+}
 
 export function BoardPage() {
   const { slug } = route.useParams();
@@ -71,8 +73,7 @@ export function BoardPage() {
   const mayMove = mayWrite && (moves.data?.data.some((m) => m.allowed) ?? false);
 
   useEffect(() => {
-    if (!refocus.current) return;
-    document.querySelector<HTMLElement>(`button.drag-handle[data-card="${CSS.escape(refocus.current)}"]`)?.focus();
+    if (refocus.current) focusHandle(refocus.current);
   }, [cards.data]);
 
   const sensors = useSensors(
@@ -103,7 +104,7 @@ export function BoardPage() {
           onSettled: () => {
             // Back in place after a refusal: the focus follows it there too.
             const ref = refocus.current;
-            if (ref) requestAnimationFrame(() => document.querySelector<HTMLElement>(`button.drag-handle[data-card="${CSS.escape(ref)}"]`)?.focus());
+            if (ref) requestAnimationFrame(() => focusHandle(ref));
             refocus.current = null;
           },
         },

@@ -1,5 +1,6 @@
 import { useMemo } from 'react';
 import { getRouteApi, Link } from '@tanstack/react-router';
+import { FILTER_ACTIVE } from '../router';
 import { useMayWrite, useMe, useToday } from '../api/queries';
 import { usePageTitle } from '../ui/page-title';
 import { ErrorPanel, Loading } from '../ui/error-panel';
@@ -9,9 +10,6 @@ import { TodoRow } from './todos/todo-row';
 import { useTodoActions, useTodos } from './todos/use-todos';
 
 const route = getRouteApi('/todos');
-
-/** A scope link is the current one only when the whole query string matches (one `aria-current`). */
-const FILTER_ACTIVE = { exact: true, includeSearch: true } as const;
 
 export function TodosPage() {
   const { scope } = route.useSearch();
