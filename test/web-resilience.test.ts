@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,7 @@ import { seedTeam, type Seeded } from './helpers/web-seed.js';
  */
 
 const BUILD = fileURLToPath(new URL('../dist/web', import.meta.url));
+const SHOTS = join(import.meta.dirname, '..', '.perf', 'shots');
 
 let webDir: string;
 let t: TestServer;
@@ -25,6 +26,7 @@ let browser: Browser;
 let seeded: Seeded;
 
 beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
   webDir = mkdtempSync(join(tmpdir(), 'tack-web-'));
   cpSync(BUILD, webDir, { recursive: true });
   t = await startTestServer({}, { webDir });
@@ -67,6 +69,7 @@ describe('tack stopped mid-session', { timeout: 120_000 }, () => {
     await stop();
     await field.press('Enter');
     await banner(page).getByText('tack cannot be reached').waitFor();
+    await page.locator('.toast', { hasText: 'Could not reach tack' }).waitFor();
     // The page stays, with what was typed.
     expect(await field.inputValue()).toBe('Works offline, then online');
     expect(await mainNav(page).isVisible()).toBe(true);
@@ -74,6 +77,8 @@ describe('tack stopped mid-session', { timeout: 120_000 }, () => {
 
     await restart();
     await banner(page).getByText('tack cannot be reached').waitFor({ state: 'detached' });
+    // The toasts that said tack could not be reached go with the banner.
+    await page.locator('.toast', { hasText: 'Could not reach tack' }).waitFor({ state: 'detached' });
     await field.press('Enter');
     await page.locator('ul.criteria li', { hasText: 'Works offline, then online' }).waitFor();
 
@@ -83,6 +88,7 @@ describe('tack stopped mid-session', { timeout: 120_000 }, () => {
     await page.getByTestId('route-error').getByRole('heading', { name: 'This page cannot be loaded right now' }).waitFor();
     expect(await mainNav(page).isVisible()).toBe(true);
     await banner(page).getByText('tack cannot be reached').waitFor();
+    await page.screenshot({ path: join(SHOTS, 'offline-route-error.png') });
     const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
     expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
 
