@@ -240,6 +240,37 @@ describe('accessibility in the states these edits open', { timeout: 120_000 }, (
   }
 });
 
+describe('a refused move', { timeout: 120_000 }, () => {
+  it('is announced as refused after tack answers, never as moved', async () => {
+    const { context, page } = await signedInContext(fx.browser, fx.server.api);
+    const created = (await fx.server.api('POST', '/v1/cards', { body: { board: 'design', title: 'Gone before the drop' } })).body;
+    await page.goto(`${fx.server.url}/boards/design`);
+    const handle = page.locator(`button[data-card="${created.ref}"]`);
+    await handle.waitFor();
+    // Everything any live region says, as it says it.
+    await page.evaluate(`(() => {
+      window.__said = [];
+      new MutationObserver(() => {
+        for (const r of document.querySelectorAll('[aria-live], [role="status"]')) {
+          const text = r.textContent.trim();
+          if (text && window.__said[window.__said.length - 1] !== text) window.__said.push(text);
+        }
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    })()`);
+    await fx.server.api('DELETE', `/v1/cards/${created.id}`);
+    await handle.focus();
+    await page.keyboard.press('Space');
+    await page.locator('section.column.over[data-status="backlog"]').waitFor();
+    await page.keyboard.press('ArrowRight');
+    await page.locator('section.column.over[data-status="in_progress"]').waitFor();
+    await page.keyboard.press('Space');
+    await page.getByTestId('move-status').getByText(`${created.ref} was not moved`).waitFor();
+    const said = (await page.evaluate('window.__said')) as string[];
+    expect(said.filter((t) => t.includes('moved to'))).toEqual([]);
+    await context.close();
+  });
+});
+
 describe('pages', { timeout: 120_000 }, () => {
   it('titles name the page; the nav’s Snippets forgets the old search; a bad milestone says so once; milestones by end date', async () => {
     const { context, page } = await signedInContext(fx.browser, fx.server.api);
