@@ -5,7 +5,7 @@ import { RouterProvider } from '@tanstack/react-router';
 import { isOffline, subscribeConnectivity } from './api/connectivity';
 import { ApiError } from './api/errors';
 import { makeRouter } from './router';
-import { dismissUnreachable, notifyError } from './ui/toast-queue';
+import { notifyError } from './ui/toast-queue';
 import './styles.css';
 
 const queryClient = new QueryClient({
@@ -31,7 +31,6 @@ const router = makeRouter(queryClient);
 // tack is back: read again what failed while it was away (pages keep what was typed).
 subscribeConnectivity(() => {
   if (isOffline()) return;
-  dismissUnreachable();
   void queryClient.invalidateQueries({ predicate: (q) => q.state.status === 'error' || q.isStale() });
 });
 

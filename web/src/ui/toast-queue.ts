@@ -11,8 +11,6 @@ export interface Note {
   tone: 'error' | 'info';
   /** A button in the toast: Undo, which runs the inverse operation. */
   action?: { label: string; run: () => void } | undefined;
-  /** Said because tack could not be reached: gone once it is back. */
-  unreachable?: boolean;
 }
 
 export const toastQueue = new ToastQueue<Note>({ maxVisibleToasts: 4 });
@@ -32,10 +30,5 @@ export function notifyUndo(title: string, undo: () => void): void {
 /** A failed call: the API's user_message and its request_id, kept until dismissed. */
 export function notifyError(err: unknown): void {
   const e = asApiError(err);
-  toastQueue.add({ title: describeError(e), detail: e.requestId ? `Request ${e.requestId}` : undefined, tone: 'error', unreachable: e.code === 'network_error' });
-}
-
-/** tack is back: the toasts that said it could not be reached go. */
-export function dismissUnreachable(): void {
-  for (const t of toastQueue.visibleToasts) if (t.content.unreachable) toastQueue.close(t.key);
+  toastQueue.add({ title: describeError(e), detail: e.requestId ? `Request ${e.requestId}` : undefined, tone: 'error' });
 }

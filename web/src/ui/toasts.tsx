@@ -27,9 +27,20 @@ export function Toasts() {
       if (toastQueue.visibleToasts.length > 0) setNeeded(true);
     });
   }, [needed]);
-  useEffect(() => subscribeConnectivity(() => !isOffline() && setAttempt((n) => n + 1)), []);
+  // Tried again once tack is back, if the region's code failed to load.
+  const [failed, setFailed] = useState(false);
+  useEffect(
+    () =>
+      subscribeConnectivity(() => {
+        if (!isOffline() && failed) {
+          setFailed(false);
+          setAttempt((n) => n + 1);
+        }
+      }),
+    [failed],
+  );
   return needed ? (
-    <Quiet key={attempt}>
+    <Quiet key={attempt} onError={() => setFailed(true)}>
       <Region attempt={attempt} />
     </Quiet>
   ) : null;
@@ -50,10 +61,13 @@ function Region({ attempt }: { attempt: number }) {
 }
 
 /** Renders nothing in place of what failed. */
-class Quiet extends Component<{ children: ReactNode }, { failed: boolean }> {
+class Quiet extends Component<{ children: ReactNode; onError: () => void }, { failed: boolean }> {
   override state = { failed: false };
   static getDerivedStateFromError() {
     return { failed: true };
+  }
+  override componentDidCatch() {
+    this.props.onError();
   }
   override render() {
     return this.state.failed ? null : this.props.children;
