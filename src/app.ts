@@ -10,6 +10,7 @@ import { AuthCache } from './http/auth-cache.js';
 import { drainingPlugin } from './http/draining.js';
 import { errorsPlugin } from './http/errors.js';
 import { health } from './http/health.js';
+import { registerCompression } from './http/compression.js';
 import { createHttpInstance } from './http/http-instance.js';
 import { pagesPlugin } from './http/pages.js';
 import { publicLinkPath, publicLinks } from './http/public-links.js';
@@ -79,6 +80,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(errorsPlugin, { answers405: (url) => byToken(url) || url === '/healthz' || url === '/readyz' });
   await app.register(drainingPlugin, { connections });
   await app.register(admissionPlugin, { authCache, counter, byToken, byCookie: isApiUrl, appUrl });
+  // On the root, for every face registered after it: text and JSON go out compressed when accepted.
+  await registerCompression(app);
 
   await app.register(health, { db, redis: deps.redis });
   await app.register(api, { operations, runtime });

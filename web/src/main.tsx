@@ -2,6 +2,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { MutationCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { RouterProvider } from '@tanstack/react-router';
+import { isOffline, subscribeConnectivity } from './api/connectivity';
 import { ApiError } from './api/errors';
 import { makeRouter } from './router';
 import { notifyError } from './ui/toast-queue';
@@ -26,6 +27,12 @@ const queryClient = new QueryClient({
 });
 
 const router = makeRouter(queryClient);
+
+// tack is back: read again what failed while it was away (pages keep what was typed).
+subscribeConnectivity(() => {
+  if (isOffline()) return;
+  void queryClient.invalidateQueries({ predicate: (q) => q.state.status === 'error' || q.isStale() });
+});
 
 declare module '@tanstack/react-query' {
   interface Register {

@@ -1,6 +1,8 @@
 import type { QueryClient } from '@tanstack/react-query';
-import { createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent } from '@tanstack/react-router';
+import { createRootRouteWithContext, createRoute, createRouter } from '@tanstack/react-router';
 import { boardCardsQuery, boardQuery, membersQuery } from './api/queries';
+import { lazyPage as page } from './chunks';
+import { RouteError } from './ui/route-error';
 import { Shell } from './ui/shell';
 import { NotFound } from './pages/not-found';
 import { Home } from './pages/home';
@@ -14,6 +16,9 @@ import { Home } from './pages/home';
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
 const oneOf = <T extends string>(v: unknown, values: readonly T[]): T | undefined =>
   values.includes(v as T) ? (v as T) : undefined;
+
+/** A filter link is the current one only when the whole query string matches (one `aria-current`). */
+export const FILTER_ACTIVE = { exact: true, includeSearch: true } as const;
 
 export interface BoardSearch {
   assignee?: 'me' | undefined;
@@ -30,15 +35,13 @@ export interface SnippetSearch {
 
 const rootRoute = createRootRouteWithContext<{ queryClient: QueryClient }>()({ component: Shell, notFoundComponent: NotFound });
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- lazyRouteComponent's own bound
-const page = <T extends Record<string, any>>(load: () => Promise<T>, name: keyof T & string) => lazyRouteComponent(load, name);
-
 const routeTree = rootRoute.addChildren([
-  createRoute({ getParentRoute: () => rootRoute, path: '/', component: Home }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/boards', component: page(() => import('./pages/boards'), 'BoardsPage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/', staticData: { title: 'Home' }, component: Home }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/boards', staticData: { title: 'Boards' }, component: page(() => import('./pages/boards'), 'BoardsPage') }),
   createRoute({
     getParentRoute: () => rootRoute,
     path: '/boards/$slug',
+    staticData: { title: 'Board' },
     validateSearch: (s: Record<string, unknown>): BoardSearch => ({
       assignee: oneOf(s.assignee, ['me'] as const),
       milestone: str(s.milestone),
@@ -52,16 +55,18 @@ const routeTree = rootRoute.addChildren([
     },
     component: page(() => import('./pages/board'), 'BoardPage'),
   }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/cards/$ref', component: page(() => import('./pages/card'), 'CardPage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/cards/$ref', staticData: { title: 'Card' }, component: page(() => import('./pages/card'), 'CardPage') }),
   createRoute({
     getParentRoute: () => rootRoute,
     path: '/todos',
+    staticData: { title: 'Todos' },
     validateSearch: (s: Record<string, unknown>): TodoSearch => ({ scope: oneOf(s.scope, ['personal', 'org'] as const) }),
     component: page(() => import('./pages/todos'), 'TodosPage'),
   }),
   createRoute({
     getParentRoute: () => rootRoute,
     path: '/snippets',
+    staticData: { title: 'Snippets' },
     validateSearch: (s: Record<string, unknown>): SnippetSearch => ({
       q: str(s.q),
       type: oneOf(s.type, ['sql', 'json', 'html', 'txt'] as const),
@@ -69,20 +74,24 @@ const routeTree = rootRoute.addChildren([
     }),
     component: page(() => import('./pages/snippets'), 'SnippetsPage'),
   }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/snippets/$key', component: page(() => import('./pages/snippet'), 'SnippetPage') }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/milestones', component: page(() => import('./pages/milestones'), 'MilestonesPage') }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/milestones/$ref', component: page(() => import('./pages/milestone'), 'MilestonePage') }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/settings', component: page(() => import('./pages/settings/profile'), 'ProfilePage') }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/settings/api-keys', component: page(() => import('./pages/settings/api-keys'), 'ApiKeysPage') }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/settings/sessions', component: page(() => import('./pages/settings/sessions'), 'SessionsPage') }),
-  createRoute({ getParentRoute: () => rootRoute, path: '/settings/members', component: page(() => import('./pages/settings/members'), 'MembersPage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/snippets/$key', staticData: { title: 'Snippet' }, component: page(() => import('./pages/snippet'), 'SnippetPage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/milestones', staticData: { title: 'Milestones' }, component: page(() => import('./pages/milestones'), 'MilestonesPage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/milestones/$ref', staticData: { title: 'Milestone' }, component: page(() => import('./pages/milestone'), 'MilestonePage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/settings', staticData: { title: 'Settings' }, component: page(() => import('./pages/settings/profile'), 'ProfilePage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/settings/api-keys', staticData: { title: 'API keys' }, component: page(() => import('./pages/settings/api-keys'), 'ApiKeysPage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/settings/sessions', staticData: { title: 'Sessions' }, component: page(() => import('./pages/settings/sessions'), 'SessionsPage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/settings/members', staticData: { title: 'Members' }, component: page(() => import('./pages/settings/members'), 'MembersPage') }),
 ]);
 
 export function makeRouter(queryClient: QueryClient) {
-  return createRouter({ routeTree, context: { queryClient }, defaultPreload: 'intent', defaultPreloadStaleTime: 0, scrollRestoration: true });
+  return createRouter({ routeTree, context: { queryClient }, defaultErrorComponent: RouteError, defaultPreload: 'intent', defaultPreloadStaleTime: 0, scrollRestoration: true });
 }
 
 declare module '@tanstack/react-router' {
+  interface StaticDataRouteOption {
+    /** The page's name in the document title, until the page names itself (usePageTitle). */
+    title?: string;
+  }
   interface Register {
     router: ReturnType<typeof makeRouter>;
   }

@@ -1,5 +1,6 @@
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { paths } from './openapi';
+import { answerMeansUnreachable, reportReachable, reportUnreachable } from './connectivity';
 import { apiErrorFrom, ApiError } from './errors';
 import { goToSignIn } from './signin-return';
 
@@ -15,7 +16,19 @@ const signInOn401: Middleware = {
     return undefined;
   },
 };
-api.use(signInOn401);
+/** Every answer says whether tack is there (the offline banner); a failed fetch says it is not. */
+const connectivity: Middleware = {
+  async onResponse({ response }) {
+    if (await answerMeansUnreachable(response)) reportUnreachable();
+    else reportReachable();
+    return undefined;
+  },
+  onError() {
+    reportUnreachable();
+    return undefined;
+  },
+};
+api.use(signInOn401, connectivity);
 
 interface FetchOutcome<T> {
   data?: T;

@@ -1,5 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { allPages, api, ok } from './client';
+import { STATUSES } from './types';
 
 /** Shared reads: who I am, the members, boards and milestones (short lists, read whole). */
 
@@ -18,14 +19,23 @@ export const keys = {
   snippet: (key: string) => ['snippet', key] as const,
 };
 
-/** A board's cards, every page, with the query string's filters. */
+/**
+ * A board's cards, every page, with the query string's filters: the four columns read in
+ * parallel (a 500-card board is not five requests in a row), each newest first.
+ */
 export function boardCardsQuery(slug: string, filters: { assignee?: 'me' | undefined; milestone?: string | undefined }) {
   return queryOptions({
     queryKey: keys.cards(slug, filters),
-    queryFn: () =>
-      allPages((cursor) =>
-        ok(api.GET('/cards', { params: { query: { board: slug, limit: 100, cursor, assignee: filters.assignee, milestone: filters.milestone } } })),
-      ),
+    queryFn: async () => {
+      const columns = await Promise.all(
+        STATUSES.map((status) =>
+          allPages((cursor) =>
+            ok(api.GET('/cards', { params: { query: { board: slug, status, limit: 100, cursor, assignee: filters.assignee, milestone: filters.milestone } } })),
+          ),
+        ),
+      );
+      return columns.flat();
+    },
   });
 }
 
@@ -54,6 +64,14 @@ export function useToday(): string | undefined {
   return useQuery({ ...meQuery, refetchInterval: 5 * 60_000 }).data?.today;
 }
 
+/**
+ * Whether the caller may change things (the `write` scope: not a viewer, nor a read-only
+ * token); false until getMe has answered, so nothing editable shows before it is known.
+ */
+export function useMayWrite(): boolean {
+  return useMe().data?.scopes.includes('write') ?? false;
+}
+
 export function useMembers() {
   return useQuery(membersQuery);
 }
@@ -68,6 +86,11 @@ export function useBoards() {
 export function useMilestones() {
   return useQuery({
     queryKey: keys.milestones,
-    queryFn: () => allPages((cursor) => ok(api.GET('/milestones', { params: { query: { limit: 100, cursor } } }))),
+    queryFn: () => allPages((cursor) => ok(api.GET('/milestones', { params: { query: { limit: 100, cursor } } }))).then(byEndDate),
   });
+}
+
+/** Milestones by end date, the nearest first; those without one last, by ref. */
+export function byEndDate<T extends { ends_on: string | null; ref: string }>(list: T[]): T[] {
+  return [...list].sort((a, b) => (a.ends_on ?? '9999-99-99').localeCompare(b.ends_on ?? '9999-99-99') || a.ref.localeCompare(b.ref));
 }

@@ -1,4 +1,4 @@
-import { useCallback, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
 import { useQuery } from '@tanstack/react-query';
 import {
@@ -13,17 +13,25 @@ import {
   type DragStartEvent,
 } from '@dnd-kit/core';
 import { api, ok } from '../api/client';
-import { boardQuery, keys, useMembers, useMilestones, useToday } from '../api/queries';
+import { boardQuery, keys, useMayWrite, useMembers, useMilestones, useToday } from '../api/queries';
+import { asApiError } from '../api/errors';
 import { STATUSES, STATUS_LABEL, type Card, type Member, type WorkflowStatus } from '../api/types';
 import { ErrorPanel, Loading } from '../ui/error-panel';
 import { LockIcon } from '../ui/icons';
+import { usePageTitle } from '../ui/page-title';
+import { notifyUndo } from '../ui/toast-queue';
 import { CardTile } from './board/card-tile';
 import { Column } from './board/column';
 import { columnKeyboardCoordinates } from './board/keyboard';
-import type { BoardSearch } from '../router';
+import { FILTER_ACTIVE, type BoardSearch } from '../router';
 import { useBoardCards, useCreateCard, useMoveCard } from './board/use-board-cards';
 
 const route = getRouteApi('/boards/$slug');
+
+/** Puts the focus on a card's handle, wherever its tile now is. */
+function focusHandle(ref: string): void {
+  document.querySelector<HTMLElement>(`button.drag-handle[data-card="${CSS.escape(ref)}"]`)?.focus();
+}
 
 export function BoardPage() {
   const { slug } = route.useParams();
@@ -36,7 +44,13 @@ export function BoardPage() {
   const milestones = useMilestones();
   const move = useMoveCard(slug, search);
   const create = useCreateCard(slug);
+  const mayWrite = useMayWrite();
   const [active, setActive] = useState<Card | null>(null);
+  // What the screen reader hears of a move: said once tack has answered, never before.
+  const [said, setSaid] = useState('');
+  // The card dropped by keyboard keeps the focus, in its new column (or back in its old one).
+  const refocus = useRef<string | null>(null);
+  usePageTitle(board.data?.name ?? slug);
   const go = useNavigate();
   const openCard = useCallback((ref: string) => void go({ to: '/cards/$ref', params: { ref } }), [go]);
 
@@ -55,6 +69,12 @@ export function BoardPage() {
   });
   const moveTo = useCallback((status: WorkflowStatus) => moves.data?.data.find((m) => m.workflow_status === status), [moves.data]);
   const doneMove = moveTo('done');
+  // A viewer (or a read-only token) sees no handle: there is nowhere they may move a card.
+  const mayMove = mayWrite && (moves.data?.data.some((m) => m.allowed) ?? false);
+
+  useEffect(() => {
+    if (refocus.current) focusHandle(refocus.current);
+  }, [cards.data]);
 
   const sensors = useSensors(
     useSensor(PointerSensor, { activationConstraint: { distance: 4 } }),
@@ -67,7 +87,28 @@ export function BoardPage() {
       setActive(null);
       const card = (e.active.data.current as { card: Card }).card;
       const to = e.over?.id as WorkflowStatus | undefined;
-      if (to && to !== card.workflow_status) move.mutate({ card, to });
+      const byKeyboard = typeof KeyboardEvent !== 'undefined' && e.activatorEvent instanceof KeyboardEvent;
+      refocus.current = byKeyboard ? card.ref : null;
+      if (!to || to === card.workflow_status) return;
+      setSaid(`Moving ${card.ref} to ${STATUS_LABEL[to]}…`);
+      move.mutate(
+        { card, to },
+        {
+          onSuccess: (moved) => {
+            setSaid(`${card.ref} moved to ${STATUS_LABEL[to]}.`);
+            notifyUndo(`${card.ref} moved to ${STATUS_LABEL[to]}`, () =>
+              move.mutate({ card: moved, to: card.workflow_status }, { onSuccess: () => setSaid(`${card.ref} moved back to ${STATUS_LABEL[card.workflow_status]}.`) }),
+            );
+          },
+          onError: (err) => setSaid(`${card.ref} was not moved: ${asApiError(err).userMessage}`),
+          onSettled: () => {
+            // Back in place after a refusal: the focus follows it there too.
+            const ref = refocus.current;
+            if (ref) requestAnimationFrame(() => focusHandle(ref));
+            refocus.current = null;
+          },
+        },
+      );
     },
     [move],
   );
@@ -78,12 +119,13 @@ export function BoardPage() {
     return {
       onDragStart: ({ active: a }) => `Picked up ${name(a.id)}. Use the arrow keys to choose a column, space to drop, escape to cancel.`,
       onDragOver: ({ active: a, over }) => `${name(a.id)} is over ${col(over?.id)}.`,
-      onDragEnd: ({ active: a, over }) => (over ? `${name(a.id)} moved to ${col(over.id)}.` : `${name(a.id)} dropped outside the columns.`),
+      // The move is announced when tack has answered (the live region below), not on the drop.
+      onDragEnd: ({ active: a, over }) => (over ? `${name(a.id)} dropped on ${col(over.id)}.` : `${name(a.id)} dropped outside the columns.`),
       onDragCancel: ({ active: a }) => `Moving ${name(a.id)} was cancelled.`,
     };
   }, [cards.data]);
 
-  if (board.isError) return <ErrorPanel error={board.error} retry={() => void board.refetch()} />;
+  if (board.isError && !board.data) return <ErrorPanel error={board.error} retry={() => void board.refetch()} />;
 
   const gateBadge = board.data?.gated ? (
     <span
@@ -106,10 +148,10 @@ export function BoardPage() {
         </div>
         <div className="row filters" role="group" aria-label="Filters">
           <div className="segmented" role="group" aria-label="Assignee">
-            <Link from="/boards/$slug" to="." search={(s: BoardSearch) => ({ ...s, assignee: undefined })} aria-current={search.assignee ? undefined : 'page'}>
+            <Link from="/boards/$slug" to="." search={(s: BoardSearch) => ({ ...s, assignee: undefined })} activeOptions={FILTER_ACTIVE} aria-current={search.assignee ? undefined : 'page'}>
               Everyone
             </Link>
-            <Link from="/boards/$slug" to="." search={(s: BoardSearch) => ({ ...s, assignee: 'me' as const })} aria-current={search.assignee === 'me' ? 'page' : undefined}>
+            <Link from="/boards/$slug" to="." search={(s: BoardSearch) => ({ ...s, assignee: 'me' as const })} activeOptions={FILTER_ACTIVE} aria-current={search.assignee === 'me' ? 'page' : undefined}>
               Assigned to me
             </Link>
           </div>
@@ -130,7 +172,7 @@ export function BoardPage() {
           </select>
         </div>
       </div>
-      {cards.isError && <ErrorPanel error={cards.error} retry={() => void cards.refetch()} />}
+      {cards.isError && !cards.data && <ErrorPanel error={cards.error} retry={() => void cards.refetch()} />}
       {cards.isPending ? (
         <Loading label="Loading cards…" />
       ) : (
@@ -152,15 +194,18 @@ export function BoardPage() {
                 count={byStatus[status].length}
                 badge={status === 'done' ? gateBadge : undefined}
                 refused={active !== null && active.workflow_status !== status && moveTo(status)?.allowed === false}
-                mayCreate={moveTo(status)?.allowed === true}
+                mayCreate={mayWrite && moveTo(status)?.allowed === true}
                 onCreate={(title, key) => create.mutateAsync({ title, status, key })}
               >
                 {byStatus[status].map((card) => (
-                  <CardTile key={card.id} card={card} members={memberMap} today={today} onOpen={openCard} />
+                  <CardTile key={card.id} card={card} members={memberMap} today={today} onOpen={openCard} readOnly={!mayMove} />
                 ))}
               </Column>
             ))}
           </div>
+          <p className="visually-hidden" role="status" aria-live="polite" data-testid="move-status">
+            {said}
+          </p>
           <DragOverlay dropAnimation={null}>{active ? <CardTile card={active} members={memberMap} today={today} overlay /> : null}</DragOverlay>
         </DndContext>
       )}

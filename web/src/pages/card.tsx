@@ -1,14 +1,18 @@
-import { useEffect, useState, type FormEvent } from 'react';
-import { getRouteApi, Link } from '@tanstack/react-router';
+import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Button } from 'react-aria-components';
 import { api, ok } from '../api/client';
-import { keys, useBoards, useMembers, useMilestones } from '../api/queries';
+import { keys, useBoards, useMayWrite, useMembers, useMilestones } from '../api/queries';
 import { STATUSES, STATUS_LABEL, type Card } from '../api/types';
-import { formatDateTime } from '../lib/dates';
+import { formatDate, formatDateTime } from '../lib/dates';
 import { initials } from '../lib/people';
 import { DateField } from '../ui/date-field';
+import { ConfirmDialog } from '../ui/dialogs';
 import { ErrorPanel, Loading } from '../ui/error-panel';
+import { InlineText } from '../ui/inline-text';
+import { shortTitle, usePageTitle } from '../ui/page-title';
 import { SelectField } from '../ui/select-field';
+import { notify, notifyUndo } from '../ui/toast-queue';
 import { Criteria } from './card/criteria';
 
 const route = getRouteApi('/cards/$ref');
@@ -18,6 +22,8 @@ type CardPatch = { title?: string; workflow_status?: Card['workflow_status']; du
 export function CardPage() {
   const { ref } = route.useParams();
   const qc = useQueryClient();
+  const navigate = useNavigate();
+  const mayWrite = useMayWrite();
   const card = useQuery({ queryKey: keys.card(ref), queryFn: () => ok(api.GET('/cards/{id}', { params: { path: { id: ref } } })) });
   const moves = useQuery({ queryKey: keys.moves(ref), queryFn: () => ok(api.GET('/cards/{id}/moves', { params: { path: { id: ref } } })) });
   const members = useMembers();
@@ -35,11 +41,24 @@ export function CardPage() {
     onSuccess: (c) => qc.setQueryData(keys.card(ref), c),
     onSettled: () => {
       void qc.invalidateQueries({ queryKey: ['cards'] });
+      void qc.invalidateQueries({ queryKey: keys.moves(ref) });
       void qc.invalidateQueries({ queryKey: keys.milestones });
     },
   });
+  const remove = useMutation({
+    mutationFn: (c: Card) => ok(api.DELETE('/cards/{id}', { params: { path: { id: c.id } } })),
+    onSuccess: (_r, c) => {
+      notify(`${c.ref} deleted`);
+      qc.removeQueries({ queryKey: keys.card(ref) });
+      void qc.invalidateQueries({ queryKey: ['cards'] });
+      void qc.invalidateQueries({ queryKey: keys.milestones });
+      const board = boards.data?.find((b) => b.id === c.board_id);
+      void (board ? navigate({ to: '/boards/$slug', params: { slug: board.slug }, search: {} }) : navigate({ to: '/boards' }));
+    },
+  });
+  usePageTitle(card.data ? `${card.data.ref} ${shortTitle(card.data.title)}` : ref);
 
-  if (card.isError) return <ErrorPanel error={card.error} retry={() => void card.refetch()} />;
+  if (card.isError && !card.data) return <ErrorPanel error={card.error} retry={() => void card.refetch()} />;
   if (!card.data) return <Loading />;
   const c = card.data;
   const board = boards.data?.find((b) => b.id === c.board_id);
@@ -47,6 +66,12 @@ export function CardPage() {
     const m = moves.data?.data.find((x) => x.workflow_status === s);
     return { id: s, label: STATUS_LABEL[s], refused: m && !m.allowed ? (m.code ?? 'not allowed') : undefined };
   });
+  // A move says where it went, with Undo (the move back), once tack has said yes.
+  const moveTo = (to: Card['workflow_status']) => {
+    const from = c.workflow_status;
+    patch.mutate({ workflow_status: to }, { onSuccess: () => notifyUndo(`${c.ref} moved to ${STATUS_LABEL[to]}`, () => patch.mutate({ workflow_status: from })) });
+  };
+  const milestone = milestones.data?.find((m) => m.ref === c.milestone);
 
   return (
     <article className="page narrow card-page">
@@ -60,85 +85,99 @@ export function CardPage() {
         )}{' '}
         / <span className="mono">{c.ref}</span>
       </div>
-      <h1 className="visually-hidden">
-        {c.ref}: {c.title}
-      </h1>
-      <TitleEditor title={c.title} onSave={(title) => patch.mutate({ title })} />
-      <div className="card-fields panel">
-        <SelectField label="Status" value={c.workflow_status} options={statusOptions} onChange={(s) => patch.mutate({ workflow_status: s as Card['workflow_status'] })} testId="status-select" />
-        <div className="row due-field">
-          <DateField label="Due date" value={c.due_on} onChange={(d) => patch.mutate({ due_on: d })} />
-          {c.due_on && (
-            <button type="button" className="button small" onClick={() => patch.mutate({ due_on: null })}>
-              Clear
-            </button>
-          )}
-        </div>
-        <SelectField
-          label="Milestone"
-          value={c.milestone ?? ''}
-          options={[{ id: '', label: 'None' }, ...(milestones.data ?? []).map((m) => ({ id: m.ref, label: `${m.ref} · ${m.name}` }))]}
-          onChange={(m) => patch.mutate({ milestone: m || null })}
-        />
-        <fieldset className="field assignee-picker">
-          <legend>Assignees</legend>
-          <div className="row">
-            {(members.data ?? []).map((m) => {
-              const on = c.assignee_ids.includes(m.id);
-              return (
-                <button
-                  key={m.id}
-                  type="button"
-                  className={`chip${on ? ' on' : ''}`}
-                  aria-pressed={on}
-                  onClick={() => patch.mutate({ assignee_ids: on ? c.assignee_ids.filter((x) => x !== m.id) : [...c.assignee_ids, m.id] })}
-                >
-                  <span className="initials" aria-hidden="true">
-                    {initials(m.name)}
-                  </span>
-                  {m.name}
-                </button>
-              );
-            })}
+      {mayWrite ? (
+        <>
+          <h1 className="visually-hidden">
+            {c.ref}: {c.title}
+          </h1>
+          <div className="title-editor">
+            <InlineText id="card-title" label="Title" value={c.title} multiline className="title-input" onSave={(title) => patch.mutateAsync({ title })} />
           </div>
-        </fieldset>
+        </>
+      ) : (
+        <h1 className="card-title">
+          <span className="visually-hidden">{c.ref}: </span>
+          {c.title}
+        </h1>
+      )}
+      {mayWrite ? (
+        <div className="card-fields panel">
+          <SelectField label="Status" value={c.workflow_status} options={statusOptions} onChange={(s) => moveTo(s as Card['workflow_status'])} testId="status-select" />
+          <div className="row due-field">
+            <DateField label="Due date" value={c.due_on} onChange={(d) => patch.mutate({ due_on: d })} />
+            {c.due_on && (
+              <button type="button" className="button small" onClick={() => patch.mutate({ due_on: null })}>
+                Clear
+              </button>
+            )}
+          </div>
+          <SelectField
+            label="Milestone"
+            value={c.milestone ?? ''}
+            options={[{ id: '', label: 'None' }, ...(milestones.data ?? []).map((m) => ({ id: m.ref, label: `${m.ref} · ${m.name}` }))]}
+            onChange={(m) => patch.mutate({ milestone: m || null })}
+          />
+          <fieldset className="field assignee-picker">
+            <legend>Assignees</legend>
+            <div className="row">
+              {(members.data ?? []).map((m) => {
+                const on = c.assignee_ids.includes(m.id);
+                return (
+                  <button
+                    key={m.id}
+                    type="button"
+                    className={`chip${on ? ' on' : ''}`}
+                    aria-pressed={on}
+                    onClick={() => patch.mutate({ assignee_ids: on ? c.assignee_ids.filter((x) => x !== m.id) : [...c.assignee_ids, m.id] })}
+                  >
+                    <span className="initials" aria-hidden="true">
+                      {initials(m.name)}
+                    </span>
+                    {m.name}
+                  </button>
+                );
+              })}
+            </div>
+          </fieldset>
+        </div>
+      ) : (
+        <dl className="card-fields panel card-facts" data-testid="card-facts">
+          <div>
+            <dt>Status</dt>
+            <dd>{STATUS_LABEL[c.workflow_status]}</dd>
+          </div>
+          <div>
+            <dt>Due date</dt>
+            <dd>{c.due_on ? formatDate(c.due_on) : 'None'}</dd>
+          </div>
+          <div>
+            <dt>Milestone</dt>
+            <dd>{milestone ? `${milestone.ref} · ${milestone.name}` : (c.milestone ?? 'None')}</dd>
+          </div>
+          <div className="assignee-picker">
+            <dt>Assignees</dt>
+            <dd>{c.assignee_ids.map((id) => members.data?.find((m) => m.id === id)?.name ?? 'Unknown member').join(', ') || 'Nobody'}</dd>
+          </div>
+        </dl>
+      )}
+      <Criteria card={c} mayWrite={mayWrite} />
+      <div className="row spread card-foot">
+        <p className="muted small">
+          Created {formatDateTime(c.created_at)} · updated {formatDateTime(c.updated_at)}
+        </p>
+        {mayWrite && (
+          <ConfirmDialog
+            trigger={<Button className="button danger">Delete card</Button>}
+            title={`Delete ${c.ref}?`}
+            confirmLabel="Delete card"
+            onConfirm={() => remove.mutate(c)}
+          >
+            <p>
+              “{c.title}” and its criteria will be gone. Todos that mirror its criteria stay, unlinked.
+            </p>
+          </ConfirmDialog>
+        )}
       </div>
-      <Criteria card={c} />
-      <p className="muted small" style={{ marginTop: 24 }}>
-        Created {formatDateTime(c.created_at)} · updated {formatDateTime(c.updated_at)}
-      </p>
     </article>
-  );
-}
-
-function TitleEditor({ title, onSave }: { title: string; onSave: (t: string) => void }) {
-  const [draft, setDraft] = useState(title);
-  useEffect(() => setDraft(title), [title]);
-  const save = (e?: FormEvent) => {
-    e?.preventDefault();
-    if (draft.trim() && draft.trim() !== title) onSave(draft.trim());
-  };
-  return (
-    <form onSubmit={save} className="title-editor">
-      <label htmlFor="card-title" className="visually-hidden">
-        Title
-      </label>
-      {/* A textarea so a long title wraps on a phone; Enter saves, as in a one-line field. */}
-      <textarea
-        id="card-title"
-        className="title-input"
-        rows={1}
-        value={draft}
-        onChange={(e) => setDraft(e.target.value.replace(/\n/g, ' '))}
-        onKeyDown={(e) => {
-          if (e.key === 'Enter') {
-            e.preventDefault();
-            save();
-          }
-        }}
-        onBlur={() => save()}
-        maxLength={300}
-      />
-    </form>
   );
 }

@@ -6,6 +6,7 @@ import { useToday } from '../api/queries';
 import { STATUSES, STATUS_LABEL, type Card, type WorkflowStatus } from '../api/types';
 import { endsText } from '../lib/days-left';
 import { ErrorPanel, Loading } from '../ui/error-panel';
+import { usePageTitle } from '../ui/page-title';
 import { Progress } from '../ui/progress';
 
 const route = getRouteApi('/milestones/$ref');
@@ -19,12 +20,13 @@ export function MilestonePage() {
     queryKey: ['milestone-cards', ref],
     queryFn: () => allPages((cursor) => ok(api.GET('/cards', { params: { query: { milestone: ref, limit: 100, cursor } } }))),
   });
+  usePageTitle(status.data ? `${status.data.ref} ${status.data.name}` : ref);
   const byStatus = useMemo(() => {
     const out: Record<WorkflowStatus, Card[]> = { backlog: [], in_progress: [], in_review: [], done: [] };
     for (const c of cards.data ?? []) out[c.workflow_status].push(c);
     return out;
   }, [cards.data]);
-  if (status.isError) return <ErrorPanel error={status.error} retry={() => void status.refetch()} />;
+  if (status.isError && !status.data) return <ErrorPanel error={status.error} retry={() => void status.refetch()} />;
   if (!status.data) return <Loading />;
   const m = status.data;
   return (
@@ -43,7 +45,7 @@ export function MilestonePage() {
         <Progress label="Cards done" done={m.cards_done} total={m.cards_total} testId="cards-progress" />
         <Progress label="Criteria done" done={m.criteria_done} total={m.criteria_total} testId="criteria-progress" />
       </div>
-      {cards.isError && <ErrorPanel error={cards.error} retry={() => void cards.refetch()} />}
+      {cards.isError && !cards.data && <ErrorPanel error={cards.error} retry={() => void cards.refetch()} />}
       {cards.data &&
         STATUSES.map((s) => (
           <section key={s} aria-labelledby={`ms-col-${s}`}>

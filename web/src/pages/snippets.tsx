@@ -18,6 +18,8 @@ export function SnippetsPage() {
   const search = route.useSearch();
   const navigate = route.useNavigate();
   const [q, setQ] = useState(search.q ?? '');
+  // The query string changed from outside the box (the nav's Snippets link, Back): the box follows.
+  useEffect(() => setQ(search.q ?? ''), [search.q]);
   // Search as you type: the query string follows the box a moment after the last key.
   useEffect(() => {
     const t = setTimeout(() => {

@@ -1,6 +1,8 @@
 import { useMemo } from 'react';
 import { getRouteApi, Link } from '@tanstack/react-router';
-import { useMe, useToday } from '../api/queries';
+import { FILTER_ACTIVE } from '../router';
+import { useMayWrite, useMe, useToday } from '../api/queries';
+import { usePageTitle } from '../ui/page-title';
 import { ErrorPanel, Loading } from '../ui/error-panel';
 import { AddTodo } from './todos/add-todo';
 import { GROUPS, groupTodos } from './todos/groups';
@@ -15,26 +17,28 @@ export function TodosPage() {
   const today = useToday();
   const todos = useTodos(scope);
   const actions = useTodoActions();
+  const mayWrite = useMayWrite();
+  usePageTitle('Todos');
   const groups = useMemo(() => groupTodos(todos.data ?? []), [todos.data]);
   return (
     <section className="page narrow">
       <div className="page-head">
         <h1>Todos</h1>
         <div className="segmented" role="group" aria-label="Scope">
-          <Link from="/todos" to="." search={{}} aria-current={scope ? undefined : 'page'}>
+          <Link from="/todos" to="." search={{}} activeOptions={FILTER_ACTIVE} aria-current={scope ? undefined : 'page'}>
             All
           </Link>
-          <Link from="/todos" to="." search={{ scope: 'personal' }} aria-current={scope === 'personal' ? 'page' : undefined}>
+          <Link from="/todos" to="." search={{ scope: 'personal' }} activeOptions={FILTER_ACTIVE} aria-current={scope === 'personal' ? 'page' : undefined}>
             Personal
           </Link>
-          <Link from="/todos" to="." search={{ scope: 'org' }} aria-current={scope === 'org' ? 'page' : undefined}>
+          <Link from="/todos" to="." search={{ scope: 'org' }} activeOptions={FILTER_ACTIVE} aria-current={scope === 'org' ? 'page' : undefined}>
             Team
           </Link>
         </div>
       </div>
-      <AddTodo today={today} defaultTeam={scope === 'org'} />
+      {mayWrite && <AddTodo today={today} defaultTeam={scope === 'org'} />}
       {me.data && <p className="muted small">Dates in {me.data.time_zone}.</p>}
-      {todos.isError && <ErrorPanel error={todos.error} retry={() => void todos.refetch()} />}
+      {todos.isError && !todos.data && <ErrorPanel error={todos.error} retry={() => void todos.refetch()} />}
       {todos.isPending && <Loading />}
       {todos.data &&
         GROUPS.map((g) =>
@@ -50,7 +54,8 @@ export function TodosPage() {
                     todo={t}
                     today={today}
                     onToggle={() => (t.done ? actions.reopen.mutate(t) : actions.complete.mutate(t))}
-                    onEdit={(body) => actions.edit.mutate({ t, body })}
+                    mayWrite={mayWrite}
+                    onEdit={(body) => actions.edit.mutateAsync({ t, body })}
                     onDelete={() => actions.remove.mutate(t)}
                   />
                 ))}

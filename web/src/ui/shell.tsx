@@ -1,6 +1,8 @@
-import { Link, Outlet } from '@tanstack/react-router';
+import { Link, Outlet, useMatches } from '@tanstack/react-router';
 import { useMe } from '../api/queries';
 import { ErrorPanel } from './error-panel';
+import { OfflineBanner } from './offline-banner';
+import { useDocumentTitle } from './page-title';
 import { Toasts } from './toasts';
 import { initials } from '../lib/people';
 
@@ -14,6 +16,8 @@ const NAV = [
 
 export function Shell() {
   const me = useMe();
+  const matches = useMatches();
+  useDocumentTitle(matches[matches.length - 1]?.staticData.title);
   return (
     <>
       <a href="#main" className="skip-link">
@@ -40,8 +44,9 @@ export function Shell() {
           </Link>
         )}
       </header>
+      <OfflineBanner />
       <main id="main" className="main" tabIndex={-1}>
-        {me.isError ? <ErrorPanel error={me.error} retry={() => void me.refetch()} /> : <Outlet />}
+        {me.isError && !me.data ? <ErrorPanel error={me.error} retry={() => void me.refetch()} /> : <Outlet />}
       </main>
       <Toasts />
     </>

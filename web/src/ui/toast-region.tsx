@@ -20,6 +20,11 @@ export default function ToastRegion() {
               </Text>
             )}
           </ToastContent>
+          {toast.content.action && (
+            <Button className="button small" onPress={toast.content.action.run}>
+              {toast.content.action.label}
+            </Button>
+          )}
           <Button slot="close" aria-label="Dismiss" className="icon-button">
             ×
           </Button>

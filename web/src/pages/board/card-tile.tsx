@@ -11,13 +11,15 @@ export interface TileProps {
   today: string | undefined;
   /** Rendered in the drag overlay: no handle of its own. */
   overlay?: boolean;
+  /** No handle: the caller may move it nowhere (a viewer). */
+  readOnly?: boolean;
   /** Opens the card page in the app (a plain link otherwise: hundreds of router links are slow to mount). */
   onOpen?: (ref: string) => void;
 }
 
 /** A card on the board: ref, title, assignees' initials, due date (red when overdue), criteria. */
 export const CardTile = memo(function CardTile(props: TileProps) {
-  return props.overlay ? <Tile {...props} /> : <DraggableTile {...props} />;
+  return props.overlay || props.readOnly ? <Tile {...props} /> : <DraggableTile {...props} />;
 });
 
 /**

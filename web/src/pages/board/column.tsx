@@ -77,7 +77,21 @@ function AddCard({ status, onCreate }: { status: WorkflowStatus; onCreate: (titl
       <label htmlFor={`new-${status}`} className="visually-hidden">
         Title of a new card in {STATUS_LABEL[status]}
       </label>
-      <input id={`new-${status}`} autoFocus value={title} onChange={(e) => edit(e.target.value)} placeholder="Card title" maxLength={300} />
+      <input
+        id={`new-${status}`}
+        autoFocus
+        value={title}
+        onChange={(e) => edit(e.target.value)}
+        onKeyDown={(e) => {
+          // Escape cancels: nothing made, the field empty again.
+          if (e.key === 'Escape') {
+            edit('');
+            setOpen(false);
+          }
+        }}
+        placeholder="Card title"
+        maxLength={300}
+      />
       <div className="row">
         <button type="submit" className="button primary small" disabled={busy}>
           Add

@@ -5,10 +5,14 @@ import { api, ok } from '../../api/client';
 import { keys, useMe } from '../../api/queries';
 import type { Card, Criterion } from '../../api/types';
 import { ErrorPanel, Loading } from '../../ui/error-panel';
-import { notify } from '../../ui/toast-queue';
+import { InlineText } from '../../ui/inline-text';
+import { notify, notifyUndo } from '../../ui/toast-queue';
 
-/** The card's criteria as a checklist: tick, add, rename, reorder, remove; their todos. */
-export function Criteria({ card }: { card: Card }) {
+/**
+ * The card's criteria as a checklist: tick, add, rename, reorder, remove (with Undo: the
+ * criterion made again where it was); their todos. Read-only for a caller who may not write.
+ */
+export function Criteria({ card, mayWrite }: { card: Card; mayWrite: boolean }) {
   const qc = useQueryClient();
   const me = useMe();
   const key = keys.criteria(card.ref);
@@ -49,6 +53,19 @@ export function Criteria({ card }: { card: Card }) {
   });
   const remove = useMutation({
     mutationFn: (c: Criterion) => ok(api.DELETE('/cards/{id}/criteria/{criterion_id}', { params: { path: { id: card.id, criterion_id: c.id } } })),
+    onSuccess: (_r, c) => {
+      const position = (qc.getQueryData<Criterion[]>(key) ?? []).findIndex((r) => r.id === c.id);
+      notifyUndo(`Removed “${c.title}”`, () => restore.mutate({ c, position }));
+    },
+    onSettled: refresh,
+  });
+  // Undo a removal: the same title and tick, at the same place (a new criterion goes last).
+  const restore = useMutation({
+    mutationFn: async ({ c, position }: { c: Criterion; position: number }) => {
+      const made = await ok(api.POST('/cards/{id}/criteria', { params: { path: { id: card.id } }, body: { title: c.title } }));
+      const body = { ...(c.done ? { done: true } : {}), ...(position >= 0 ? { position } : {}) };
+      if (Object.keys(body).length > 0) await ok(api.PATCH('/cards/{id}/criteria/{criterion_id}', { params: { path: { id: card.id, criterion_id: made.id } }, body }));
+    },
     onSettled: refresh,
   });
   const track = useMutation({
@@ -64,7 +81,7 @@ export function Criteria({ card }: { card: Card }) {
     add.mutate(title.trim(), { onSuccess: () => setTitle('') });
   };
 
-  if (list.isError) return <ErrorPanel error={list.error} retry={() => void list.refetch()} />;
+  if (list.isError && !list.data) return <ErrorPanel error={list.error} retry={() => void list.refetch()} />;
   if (!list.data) return <Loading label="Loading criteria…" />;
   const rows = list.data;
   const done = rows.filter((r) => r.done).length;
@@ -82,7 +99,8 @@ export function Criteria({ card }: { card: Card }) {
               first={i === 0}
               last={i === rows.length - 1}
               onTick={(v) => update.mutate({ c, body: { done: v } })}
-              onRename={(t) => update.mutate({ c, body: { title: t } })}
+              mayWrite={mayWrite}
+              onRename={(t) => update.mutateAsync({ c, body: { title: t } })}
               onMove={(d) => update.mutate({ c, body: { position: i + d } })}
               onRemove={() => remove.mutate(c)}
               onTrack={() => track.mutate(c)}
@@ -90,15 +108,26 @@ export function Criteria({ card }: { card: Card }) {
           ))}
         </ul>
       )}
-      <form onSubmit={submit} className="row" style={{ marginTop: 8 }}>
-        <label htmlFor="new-criterion" className="visually-hidden">
-          New criterion
-        </label>
-        <input id="new-criterion" className="grow" value={title} onChange={(e) => setTitle(e.target.value)} placeholder="Add a criterion" maxLength={300} />
-        <button type="submit" className="button" disabled={add.isPending}>
-          Add
-        </button>
-      </form>
+      {rows.length === 0 && !mayWrite && <p className="muted">No criteria.</p>}
+      {mayWrite && (
+        <form onSubmit={submit} className="row" style={{ marginTop: 8 }}>
+          <label htmlFor="new-criterion" className="visually-hidden">
+            New criterion
+          </label>
+          <input
+            id="new-criterion"
+            className="grow"
+            value={title}
+            onChange={(e) => setTitle(e.target.value)}
+            onKeyDown={(e) => e.key === 'Escape' && setTitle('')}
+            placeholder="Add a criterion"
+            maxLength={300}
+          />
+          <button type="submit" className="button" disabled={add.isPending}>
+            Add
+          </button>
+        </form>
+      )}
     </section>
   );
 }
@@ -108,30 +137,32 @@ interface RowProps {
   first: boolean;
   last: boolean;
   onTick: (done: boolean) => void;
-  onRename: (title: string) => void;
+  mayWrite: boolean;
+  onRename: (title: string) => Promise<unknown>;
   onMove: (delta: number) => void;
   onRemove: () => void;
   onTrack: () => void;
 }
 
-function CriterionRow({ c, first, last, onTick, onRename, onMove, onRemove, onTrack }: RowProps) {
+function CriterionRow({ c, first, last, mayWrite, onTick, onRename, onMove, onRemove, onTrack }: RowProps) {
   const [editing, setEditing] = useState(false);
-  const [draft, setDraft] = useState(c.title);
-  const save = (e: FormEvent) => {
-    e.preventDefault();
-    setEditing(false);
-    if (draft.trim() && draft.trim() !== c.title) onRename(draft.trim());
-  };
+  if (!mayWrite) {
+    return (
+      <li data-criterion={c.id}>
+        <span className={`grow criterion-title${c.done ? ' done-text' : ''}`}>
+          <span className="visually-hidden">{c.done ? 'Done: ' : 'Open: '}</span>
+          {c.title}
+        </span>
+      </li>
+    );
+  }
   return (
     <li data-criterion={c.id}>
       <input id={`done-${c.id}`} type="checkbox" checked={c.done} onChange={(e) => onTick(e.target.checked)} aria-label={`Done: ${c.title}`} />
       {editing ? (
-        <form onSubmit={save} className="row grow">
-          <label htmlFor={`rename-${c.id}`} className="visually-hidden">
-            Rename criterion
-          </label>
-          <input id={`rename-${c.id}`} className="grow" autoFocus value={draft} onChange={(e) => setDraft(e.target.value)} onBlur={save} maxLength={300} />
-        </form>
+        <span className="row grow">
+          <InlineText id={`rename-${c.id}`} label="Rename criterion" className="grow" autoFocus value={c.title} onSave={onRename} onClose={() => setEditing(false)} />
+        </span>
       ) : (
         // The title ticks the box too, as on any checklist.
         <label htmlFor={`done-${c.id}`} className={`grow criterion-title${c.done ? ' done-text' : ''}`}>
@@ -151,7 +182,7 @@ function CriterionRow({ c, first, last, onTick, onRename, onMove, onRemove, onTr
         )}
         <span className="row" style={{ gap: 0 }}>
           {!editing && (
-            <button type="button" className="icon-button" onClick={() => { setDraft(c.title); setEditing(true); }} aria-label={`Rename ${c.title}`}>
+            <button type="button" className="icon-button" onClick={() => setEditing(true)} aria-label={`Rename ${c.title}`}>
               ✎
             </button>
           )}

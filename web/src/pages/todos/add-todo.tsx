@@ -44,7 +44,7 @@ export function AddTodo({ today, defaultTeam }: { today: string | undefined; def
         <label htmlFor="todo-title" className="visually-hidden">
           Todo
         </label>
-        <input id="todo-title" className="grow" value={title} onChange={(e) => setTitle(e.target.value)} placeholder="What needs doing?" maxLength={300} />
+        <input id="todo-title" className="grow" value={title} onChange={(e) => setTitle(e.target.value)} onKeyDown={(e) => e.key === 'Escape' && setTitle('')} placeholder="What needs doing?" maxLength={300} />
         <button type="submit" className="button primary" disabled={add.isPending || !title.trim()}>
           Add todo
         </button>

@@ -16,15 +16,21 @@ interface Props {
   /** The caller's today (getMe), for how dates are written; undefined until known. */
   today: string | undefined;
   onToggle: () => void;
-  onEdit: (body: TodoEdit) => void;
+  onEdit: (body: TodoEdit) => Promise<unknown>;
   onDelete: () => void;
+  /** False for a caller who may not write: the row is read-only. */
+  mayWrite: boolean;
 }
 
-export function TodoRow({ todo, today, onToggle, onEdit, onDelete }: Props) {
+export function TodoRow({ todo, today, onToggle, onEdit, onDelete, mayWrite }: Props) {
   const overdue = todo.due_state === 'overdue';
   return (
     <li id={todo.id} data-todo={todo.id} className={todo.done ? 'todo done' : 'todo'}>
-      <input type="checkbox" checked={todo.done} onChange={onToggle} aria-label={`${todo.done ? 'Reopen' : 'Complete'}: ${todo.title}`} />
+      {mayWrite ? (
+        <input type="checkbox" checked={todo.done} onChange={onToggle} aria-label={`${todo.done ? 'Reopen' : 'Complete'}: ${todo.title}`} />
+      ) : (
+        todo.done && <span className="visually-hidden">Done: </span>
+      )}
       <div className="grow">
         <span className={todo.done ? 'done-text' : undefined}>{todo.title}</span>
         <div className="row todo-meta">
@@ -39,8 +45,8 @@ export function TodoRow({ todo, today, onToggle, onEdit, onDelete }: Props) {
           {todo.card_id && <CardLink id={todo.card_id} />}
         </div>
       </div>
-      <EditTodo todo={todo} onSave={onEdit} />
-      <ConfirmDialog
+      {mayWrite && <EditTodo todo={todo} onSave={onEdit} />}
+      {mayWrite && <ConfirmDialog
         trigger={
           <Button className="icon-button" aria-label={`Delete ${todo.title}`}>
             ×
@@ -53,7 +59,7 @@ export function TodoRow({ todo, today, onToggle, onEdit, onDelete }: Props) {
         <p>
           “{todo.title}” will be gone.{todo.card_id ? ' The card keeps its criterion.' : ''}
         </p>
-      </ConfirmDialog>
+      </ConfirmDialog>}
     </li>
   );
 }
@@ -69,18 +75,58 @@ function CardLink({ id }: { id: string }) {
   );
 }
 
-function EditTodo({ todo, onSave }: { todo: Todo; onSave: (body: TodoEdit) => void }) {
-  const [title, setTitle] = useState(todo.title);
-  const [priority, setPriority] = useState<Priority>(todo.priority);
-  const [due, setDue] = useState<string | null>(todo.due_on);
+interface Draft {
+  title: string;
+  priority: Priority;
+  due: string | null;
+}
+
+/** The dialog's fields, kept in sessionStorage while it is open: a reload or a failed save loses nothing. */
+const draftKey = (id: string) => `tack:draft:todo:${id}`;
+function readDraft(todo: Todo): Draft {
+  try {
+    const kept = sessionStorage.getItem(draftKey(todo.id));
+    if (kept) return JSON.parse(kept) as Draft;
+  } catch {
+    // no storage, or not ours: start from the todo
+  }
+  return { title: todo.title, priority: todo.priority, due: todo.due_on };
+}
+function keepDraft(id: string, draft: Draft | null): void {
+  try {
+    if (draft) sessionStorage.setItem(draftKey(id), JSON.stringify(draft));
+    else sessionStorage.removeItem(draftKey(id));
+  } catch {
+    // no storage: the fields still hold it
+  }
+}
+
+function EditTodo({ todo, onSave }: { todo: Todo; onSave: (body: TodoEdit) => Promise<unknown> }) {
+  const [title, setTitleState] = useState(todo.title);
+  const [priority, setPriorityState] = useState<Priority>(todo.priority);
+  const [due, setDueState] = useState<string | null>(todo.due_on);
+  const [saving, setSaving] = useState(false);
+  const change = (next: Partial<Draft>) => {
+    const d = { title, priority, due, ...next };
+    setTitleState(d.title);
+    setPriorityState(d.priority);
+    setDueState(d.due);
+    keepDraft(todo.id, d);
+  };
+  const setTitle = (v: string) => change({ title: v });
+  const setPriority = (v: Priority) => change({ priority: v });
+  const setDue = (v: string | null) => change({ due: v });
   return (
     <FormDialog
       title="Edit todo"
       onOpenChange={(open) => {
         if (open) {
-          setTitle(todo.title);
-          setPriority(todo.priority);
-          setDue(todo.due_on);
+          const d = readDraft(todo);
+          setTitleState(d.title);
+          setPriorityState(d.priority);
+          setDueState(d.due);
+        } else if (!saving) {
+          keepDraft(todo.id, null); // Cancel or Escape: what was there stays
         }
       }}
       trigger={
@@ -90,13 +136,21 @@ function EditTodo({ todo, onSave }: { todo: Todo; onSave: (body: TodoEdit) => vo
       }
     >
       {(close) => {
-        const submit = (e: FormEvent) => {
+        const submit = async (e: FormEvent) => {
           e.preventDefault();
-          onSave({ title: title.trim(), priority, due_on: due });
-          close();
+          setSaving(true);
+          try {
+            await onSave({ title: title.trim(), priority, due_on: due });
+            keepDraft(todo.id, null);
+            close();
+          } catch {
+            // The toast says why; the dialog stays open with what was typed.
+          } finally {
+            setSaving(false);
+          }
         };
         return (
-          <form onSubmit={submit}>
+          <form onSubmit={(e) => void submit(e)}>
             <div className="field">
               <label htmlFor={`edit-${todo.id}`}>Title</label>
               <input id={`edit-${todo.id}`} value={title} onChange={(e) => setTitle(e.target.value)} maxLength={300} required />
@@ -114,7 +168,7 @@ function EditTodo({ todo, onSave }: { todo: Todo; onSave: (body: TodoEdit) => vo
               <button type="button" className="button" onClick={close}>
                 Cancel
               </button>
-              <button type="submit" className="button primary">
+              <button type="submit" className="button primary" disabled={saving}>
                 Save
               </button>
             </div>

@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { allPages, api, ok } from '../../api/client';
 import { keys } from '../../api/queries';
 import type { Priority, Todo } from '../../api/types';
+import { notifyUndo } from '../../ui/toast-queue';
 
 type Scope = 'personal' | 'org' | undefined;
 
@@ -25,7 +26,10 @@ export interface TodoEdit {
   due_on?: string | null;
 }
 
-/** Complete, reopen, edit and delete, shown at once and undone if tack refuses. */
+/**
+ * Complete, reopen, edit and delete, shown at once and undone if tack refuses. Completing and
+ * deleting offer Undo once tack has said yes: reopen it, or make it again as it was.
+ */
 export function useTodoActions() {
   const qc = useQueryClient();
   const optimistic = async (id: string, change: (t: Todo) => Todo | null) => {
@@ -55,6 +59,7 @@ export function useTodoActions() {
   const complete = useMutation({
     mutationFn: (t: Todo) => ok(api.POST('/todos/{id}/done', { params: { path: { id: t.id } } })),
     onMutate: (t: Todo) => optimistic(t.id, (x) => ({ ...x, done: true, done_at: new Date().toISOString() })),
+    onSuccess: (_r: unknown, t: Todo) => notifyUndo(`Completed “${t.title}”`, () => reopen.mutate(t)),
     ...common,
   });
   const reopen = useMutation({
@@ -70,7 +75,24 @@ export function useTodoActions() {
   const remove = useMutation({
     mutationFn: (t: Todo) => ok(api.DELETE('/todos/{id}', { params: { path: { id: t.id } } })),
     onMutate: (t: Todo) => optimistic(t.id, () => null),
+    onSuccess: (_r: unknown, t: Todo) => notifyUndo(`Deleted “${t.title}”`, () => recreate.mutate(t)),
     ...common,
+  });
+  const recreate = useMutation({
+    mutationFn: (t: Todo) =>
+      ok(
+        api.POST('/todos', {
+          body: {
+            title: t.title,
+            priority: t.priority,
+            ...(t.due_on ? { due_on: t.due_on } : {}),
+            ...(t.org_id ? { org_id: t.org_id } : {}),
+            ...(t.card_id && t.criterion_id ? { card_id: t.card_id, criterion_id: t.criterion_id } : {}),
+            ...(t.source_url ? { source_url: t.source_url } : {}),
+          },
+        }),
+      ),
+    onSettled: common.onSettled,
   });
   return { complete, reopen, edit, remove };
 }
