@@ -7,6 +7,7 @@ import { jobResultSchema } from '../domain/jobs.js';
 import { meSchema } from '../domain/me.js';
 import { listedMemberSchema, memberSchema, orgSchema } from '../domain/members.js';
 import { milestoneSchema } from '../domain/milestones.js';
+import { searchResultSchema } from '../domain/search.js';
 import { sessionSchema } from '../domain/sessions.js';
 import { signinLinkSchema } from '../domain/signin-links.js';
 import { snippetLinkSchema, snippetSchema, snippetVersionSchema } from '../domain/snippets/fields.js';
@@ -42,6 +43,7 @@ const NAMES: [z.ZodType, string][] = [
   [jobResultSchema, 'JobResult'],
   [sessionSchema, 'Session'],
   [signinLinkSchema, 'SigninLink'],
+  [searchResultSchema, 'SearchResult'],
 ];
 
 for (const [schema, id] of NAMES) resources.add(schema, { id });
