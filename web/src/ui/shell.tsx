@@ -3,6 +3,7 @@ import { useMe } from '../api/queries';
 import { ErrorPanel } from './error-panel';
 import { Toasts } from './toasts';
 import { initials } from '../lib/people';
+import { PaletteHost } from '../palette/palette-host';
 
 const NAV = [
   { to: '/boards', label: 'Boards' },
@@ -34,6 +35,7 @@ export function Shell() {
             </Link>
           ))}
         </nav>
+        <PaletteHost />
         {me.data && (
           <Link to="/settings" className="avatar" title={`${me.data.member.name} · ${me.data.org.name}`} aria-label={`Profile of ${me.data.member.name}`}>
             {initials(me.data.member.name)}
