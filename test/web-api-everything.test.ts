@@ -26,7 +26,7 @@ describe('everything the API offers', { timeout: 120_000 }, () => {
     await page.goto(`${fx.server.url}/snippets/${slug}`);
     await page.getByRole('button', { name: 'Copy body' }).click();
     await page.getByText('Body copied').waitFor();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(before.body);
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(before.body);
 
     await page.getByTestId('version-pick').click();
     await page.getByRole('option', { name: /^v1 ·/ }).click();

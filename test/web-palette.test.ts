@@ -30,7 +30,7 @@ describe('command palette', { timeout: 120_000 }, () => {
     await page.keyboard.press('Control+k');
     await expect.poll(() => palette(page).isVisible()).toBe(true);
     const input = page.getByRole('combobox', { name: 'Search or run a command' }).or(page.getByRole('searchbox', { name: 'Search or run a command' }));
-    await expect.poll(() => input.evaluate((el) => el === document.activeElement)).toBe(true);
+    await expect.poll(() => input.evaluate((el) => el === (el.ownerDocument as { activeElement: unknown }).activeElement)).toBe(true);
     await page.keyboard.type('overd');
     const hit = page.getByRole('menuitem', { name: /Overdue cards by assignee/ });
     await hit.waitFor();
@@ -104,7 +104,7 @@ describe('keyboard shortcuts', { timeout: 120_000 }, () => {
 
     const titles = await page.locator('.tile-title').allTextContents();
     expect(titles.length).toBeGreaterThan(2);
-    const focused = () => page.evaluate(() => document.activeElement?.textContent ?? '');
+    const focused = () => page.evaluate<string>('document.activeElement?.textContent ?? ""');
     await page.keyboard.press('j');
     await expect.poll(focused).toBe(titles[0]);
     await page.keyboard.press('j');
@@ -117,7 +117,7 @@ describe('keyboard shortcuts', { timeout: 120_000 }, () => {
   it('C opens the board’s new card form, with the focus in its title', async () => {
     const { context, page } = await open('/boards/eng');
     await page.keyboard.press('c');
-    await expect.poll(() => page.evaluate(() => document.activeElement?.id ?? '')).toMatch(/^new-/);
+    await expect.poll(() => page.evaluate<string>('document.activeElement?.id ?? ""')).toMatch(/^new-/);
     await context.close();
   });
 });

@@ -1,4 +1,4 @@
-import { daysBetween, formatDate } from './dates';
+import { daysBetween, formatDate } from './dates.js';
 
 /**
  * Dates as people say them, counted from the caller's today as tack gives it (getMe's
