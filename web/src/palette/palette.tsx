@@ -6,6 +6,7 @@ import { api, ok } from '../api/client';
 import { keys } from '../api/queries';
 import type { components } from '../api/openapi';
 import { STATUS_LABEL, type WorkflowStatus } from '../api/types';
+import { NAV } from '../ui/shell';
 import { notify, notifyError } from '../ui/toast-queue';
 import { createControl } from './shortcuts';
 import './palette.css';
@@ -21,13 +22,6 @@ interface Entry {
   run(): void;
 }
 
-const PAGES = [
-  { to: '/boards', label: 'Go to boards' },
-  { to: '/todos', label: 'Go to todos' },
-  { to: '/snippets', label: 'Go to snippets' },
-  { to: '/milestones', label: 'Go to milestones' },
-  { to: '/settings', label: 'Go to settings' },
-] as const;
 
 const KIND_LABEL: Record<Hit['type'], string> = { card: 'Card', todo: 'Todo', snippet: 'Snippet', milestone: 'Milestone', board: 'Board' };
 
@@ -121,7 +115,7 @@ export default function Palette({ onClose, onHelp }: { onClose: () => void; onHe
     }
     const commands: Entry[] = [
       ...(canCreate ? [{ id: 'create', label: 'Create card', kind: 'Command', run: () => close(() => createControl()?.click()) }] : []),
-      ...PAGES.map((p) => ({ id: `go-${p.to}`, label: p.label, kind: 'Command', run: () => close(() => void navigate({ to: p.to })) })),
+      ...NAV.map((p) => ({ id: `go-${p.to}`, label: `Go to ${p.label.toLowerCase()}`, kind: 'Command', run: () => close(() => void navigate({ to: p.to })) })),
       { id: 'help', label: 'Keyboard shortcuts', kind: 'Command', run: onHelp },
     ].filter((c) => typed === '' || c.label.toLowerCase().includes(typed) || typed.split(/\s+/).every((w) => c.label.toLowerCase().includes(w)));
     if (commands.length > 0) out.push({ id: 'commands', title: 'Commands', entries: commands });

@@ -5,7 +5,7 @@ import { Toasts } from './toasts';
 import { initials } from '../lib/people';
 import { PaletteHost } from '../palette/palette-host';
 
-const NAV = [
+export const NAV = [
   { to: '/boards', label: 'Boards' },
   { to: '/todos', label: 'Todos' },
   { to: '/snippets', label: 'Snippets' },
