@@ -8,7 +8,7 @@ import type { components } from '../api/openapi';
 import { STATUS_LABEL, type WorkflowStatus } from '../api/types';
 import { NAV } from '../ui/shell';
 import { notify, notifyError } from '../ui/toast-queue';
-import { createControl } from './shortcuts';
+import { createControl, startCreating } from './shortcuts';
 import './palette.css';
 
 type Hit = components['schemas']['SearchResult'];
@@ -65,7 +65,10 @@ export default function Palette({ onClose, onHelp }: { onClose: () => void; onHe
     retry: false,
   });
   // Read once, when the palette opens: whether this page offers a "create".
-  const [canCreate] = useState(() => createControl() !== null);
+  const [createLabel] = useState(() => {
+    const control = createControl();
+    return control === null ? null : control.classList.contains('add-card') ? 'Create card' : 'Add a todo';
+  });
 
   const close = (then?: () => void) => {
     onClose();
@@ -114,14 +117,14 @@ export default function Palette({ onClose, onHelp }: { onClose: () => void; onHe
       if (entries.length > 0) out.push({ id: 'results', title: 'Results', entries });
     }
     const commands: Entry[] = [
-      ...(canCreate ? [{ id: 'create', label: 'Create card', kind: 'Command', run: () => close(() => createControl()?.click()) }] : []),
+      ...(createLabel ? [{ id: 'create', label: createLabel, kind: 'Command', run: () => close(() => void startCreating()) }] : []),
       ...NAV.map((p) => ({ id: `go-${p.to}`, label: `Go to ${p.label.toLowerCase()}`, kind: 'Command', run: () => close(() => void navigate({ to: p.to })) })),
       { id: 'help', label: 'Keyboard shortcuts', kind: 'Command', run: onHelp },
     ].filter((c) => typed === '' || c.label.toLowerCase().includes(typed) || typed.split(/\s+/).every((w) => c.label.toLowerCase().includes(w)));
     if (commands.length > 0) out.push({ id: 'commands', title: 'Commands', entries: commands });
     return out;
     // eslint-disable-next-line react-hooks/exhaustive-deps -- close, moveTo and navigate are stable in effect
-  }, [text, q, found.data, card.data, moves.data, canCreate]);
+  }, [text, q, found.data, card.data, moves.data, createLabel]);
 
   const byId = new Map(sections.flatMap((s) => s.entries).map((e) => [e.id, e]));
   const searching = q !== text.trim() || found.isFetching;

@@ -35,6 +35,15 @@ export function createControl(): HTMLElement | null {
   return document.querySelector<HTMLElement>('.add-card, #todo-title');
 }
 
+/** Opens the page's create control and puts the focus in it; false when the page has none. */
+export function startCreating(): boolean {
+  const control = createControl();
+  if (!control) return false;
+  control.click();
+  control.focus();
+  return true;
+}
+
 /** Focuses the card after (1) or before (-1) the focused one, in reading order. */
 export function moveBetweenCards(step: 1 | -1): boolean {
   const cards = [...document.querySelectorAll<HTMLElement>('.tile-title')];
@@ -65,12 +74,7 @@ export function useShortcuts(actions: ShortcutActions): void {
         e.preventDefault();
         actions.showHelp();
       } else if (key === 'c' || key === 'C') {
-        const control = createControl();
-        if (control) {
-          e.preventDefault();
-          control.click();
-          control.focus();
-        }
+        if (startCreating()) e.preventDefault();
       } else if (key === 'j' || key === 'J' || key === 'k' || key === 'K') {
         if (moveBetweenCards(key.toLowerCase() === 'j' ? 1 : -1)) e.preventDefault();
       }
