@@ -69,6 +69,8 @@ describe('command palette', { timeout: 120_000 }, () => {
       await palette(page).waitFor();
       await page.keyboard.type('sign');
       await page.getByRole('menuitem', { name: /Sign-up form/ }).first().waitFor();
+      // Once the answer to the whole word is in (the results stop changing under the check).
+      await page.locator('.palette-dialog [role="status"]', { hasText: /\d+ results/ }).waitFor();
       await page.keyboard.press('ArrowDown');
       const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']).analyze();
       expect(result.violations.map((v) => `${scheme} ${v.id}: ${v.help} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
