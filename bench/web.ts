@@ -5,9 +5,9 @@
  *  - a board of 500 cards: time from navigation start until all 500 cards are on screen
  *    and their drag handles answer the keyboard (cold cache, then warm), budget 1 s.
  */
-import { gzipSync } from 'node:zlib';
 import { launchChromium, signedInContext } from '../test/helpers/browser.js';
 import { startTestServer } from '../test/helpers/server.js';
+import { recordScriptSizes } from './script-sizes.js';
 
 const CARDS = 500;
 
@@ -36,15 +36,7 @@ try {
   await Promise.all(Array.from({ length: 8 }, worker));
 
   const { context, page } = await signedInContext(browser, api);
-  const scripts = new Map<string, number>();
-  page.on('response', async (res) => {
-    if (res.request().resourceType() !== 'script') return;
-    try {
-      scripts.set(new URL(res.url()).pathname, gzipSync(await res.body(), { level: 9 }).length);
-    } catch {
-      // A redirect has no body.
-    }
-  });
+  const scripts = recordScriptSizes(page);
   // Cold: a fresh page load with an empty cache for the app's files.
   const cdp = await context.newCDPSession(page);
   await cdp.send('Network.clearBrowserCache');

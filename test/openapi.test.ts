@@ -178,7 +178,7 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('describes each resource once, by name, and every answer refers to it', () => {
-    const names = ['Me', 'Organization', 'Member', 'ListedMember', 'Token', 'CreatedToken', 'Snippet', 'SnippetVersion', 'SnippetLink', 'Board', 'Card', 'CardMoves', 'Criterion', 'Todo', 'Milestone', 'JobResult', 'Session', 'SigninLink'];
+    const names = ['Me', 'Organization', 'Member', 'ListedMember', 'Token', 'CreatedToken', 'Snippet', 'SnippetVersion', 'SnippetLink', 'Board', 'Card', 'CardMoves', 'Criterion', 'Todo', 'Milestone', 'JobResult', 'Session', 'SigninLink', 'SearchResult'];
     expect(Object.keys(doc.components.schemas).sort()).toEqual([...names, 'Error', 'FieldError'].sort());
     const inline: string[] = [];
     for (const op of operations.filter((o) => o.output)) {
@@ -311,6 +311,7 @@ describe('replaying traffic against the document', () => {
     await ok('DELETE', `/v1/milestones/${other.ref}`);
     const card = await ok('POST', '/v1/cards', { board: 'replay', title: 'Replay', due_on: 'tomorrow', milestone: 'R1', criteria: ['a'] });
     await ok('GET', '/v1/cards?board=replay');
+    await ok('GET', '/v1/search?q=repl');
     await ok('GET', `/v1/cards/${card.ref}`);
     await ok('GET', `/v1/cards/${card.ref}/moves`);
     await ok('DELETE', `/v1/cards/${(await ok('POST', '/v1/cards', { board: 'replay', title: 'Started', workflow_status: 'in_review' })).id}`);

@@ -167,6 +167,9 @@ function readRequests(first: (path: string) => Promise<{ next_cursor?: string; d
       ['listMilestones', '/v1/milestones'],
       ['listMilestones', await next('/v1/milestones')],
       ['getMilestoneStatus', '/v1/milestones/M5/status'],
+      ['search', '/v1/search?q=things'],
+      ['search', '/v1/search?q=B5-5'],
+      ['search', '/v1/search?q=snippet-5&types=snippet,board&limit=5'],
     ];
   };
 }

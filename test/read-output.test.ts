@@ -86,6 +86,9 @@ const READS: [string, string][] = [
   ['listMilestones', '/v1/milestones?limit=1'],
   ['getMilestoneStatus', '/v1/milestones/M1/status'],
   ['getMilestoneStatus', '/v1/milestones/ship-2.0/status'],
+  ['search', '/v1/search?q=a'],
+  ['search', '/v1/search?q=alp-5'],
+  ['search', '/v1/search?q=m1&types=milestone,board&limit=3'],
 ];
 
 async function answers(): Promise<Record<string, string>> {

@@ -63,6 +63,19 @@ describe('full-text search', () => {
     expect(keysOf(await search({ q: 'canary -queue' }))).toEqual(['config']);
   });
 
+  it('takes the last word as a prefix while it is being typed, the others whole', async () => {
+    const s = await t.api('POST', '/v1/snippets', { body: { type: 'txt', name: 'Overdue cards', body: 'Sign-up reminders' } });
+    expect(await search({ q: 'overd' })).toEqual([s.body.id]);
+    expect(await search({ q: 'cards overd' })).toEqual([s.body.id]);
+    expect(await search({ q: 'overd cards' })).toEqual([]);
+    expect(await search({ q: 'sign-u' })).toEqual([s.body.id]);
+    // A quoted phrase, an excluded word and a word ending in punctuation stay whole.
+    expect(await search({ q: '"overd"' })).toEqual([]);
+    expect(keysOf(await search({ q: 'canary -que' }))).toEqual(['config', 'deploy']);
+    expect(await search({ q: 'checklist or overd' })).toEqual(expect.arrayContaining([s.body.id, ids.deploy]));
+    await t.api('DELETE', `/v1/snippets/${s.body.id}`);
+  });
+
   it('combines with the type and tag filters', async () => {
     expect(keysOf(await search({ q: 'canary', type: 'json' }))).toEqual(['config']);
     expect(keysOf(await search({ q: 'canary', tag: 'runbook' }))).toEqual(['deploy']);

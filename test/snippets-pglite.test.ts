@@ -65,4 +65,15 @@ describe('snippets on PGlite', () => {
     expect((await t.api('GET', `/v1/snippets/${s.id}/versions/1`)).status).toBe(404);
     expect((await open(rotated.body.public_url)).status).toBe(404);
   });
+
+  it('searches as you type there too: the last word a prefix, refs first', async () => {
+    const made = await t.api('POST', '/v1/snippets', { body: { type: 'txt', name: 'Overdue cards', body: 'Sign-up reminders' } });
+    expect((await t.api('GET', '/v1/snippets?q=overd')).body.data.map((x: { id: string }) => x.id)).toEqual([made.body.id]);
+    await t.api('POST', '/v1/boards', { body: { name: 'Lite board', slug: 'lite', ref_prefix: 'LIT' } });
+    const card = (await t.api('POST', '/v1/cards', { body: { board: 'lite', title: 'Overdue reminders' } })).body;
+    const hits = await t.api('GET', '/v1/search?q=overd');
+    expect(hits.status).toBe(200);
+    expect(hits.body.data.map((h: { type: string }) => h.type).sort()).toEqual(['card', 'snippet']);
+    expect((await t.api('GET', `/v1/search?q=${card.ref.toLowerCase()}`)).body.data[0]).toMatchObject({ type: 'card', ref: card.ref });
+  });
 });

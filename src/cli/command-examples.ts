@@ -8,6 +8,7 @@ import type { FieldEntry } from '../operations/manifest.js';
  */
 export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   me: ['tack me', 'tack me --json'],
+  search: ['tack search "overd"', 'tack search eng-42 --types card,milestone --limit 5'],
   'members list': ['tack members list', 'tack members list --all --json'],
   'members create': ['tack members create --name "Ada Lovelace" --email ada@example.com --role member --tz Europe/London'],
   'members update': ['tack members update mem_123 --tz America/New_York --reminder-hour 8', 'tack members update mem_123 --no-slack-user-id'],

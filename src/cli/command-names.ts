@@ -52,6 +52,7 @@ const NAMED: Record<string, readonly string[]> = {
   createSigninLink: ['members', 'signin-link'],
   listSessions: ['sessions', 'list'],
   deleteSession: ['sessions', 'end'],
+  search: ['search'],
 };
 
 /**
@@ -61,6 +62,7 @@ const NAMED: Record<string, readonly string[]> = {
 export const POSITIONAL_FIELDS: Record<string, readonly string[]> = {
   createTodo: ['title'],
   moveCard: ['workflow_status'],
+  search: ['q'],
 };
 
 /**
@@ -97,6 +99,7 @@ export const GROUP_DESCRIPTIONS: Record<string, string> = {
   milestones: 'sprints and deadlines',
   jobs: 'background jobs',
   sessions: 'your web app sessions',
+  search: 'find cards, todos, snippets, milestones and boards',
 };
 
 /**

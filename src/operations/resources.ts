@@ -8,6 +8,7 @@ import { meSchema } from '../domain/me.js';
 import { listedMemberSchema } from '../domain/members.js';
 import { memberSchema, orgSchema } from '../domain/member-schema.js';
 import { milestoneSchema } from '../domain/milestones.js';
+import { searchResultSchema } from '../domain/search.js';
 import { sessionSchema } from '../domain/sessions.js';
 import { signinLinkSchema } from '../domain/signin-links.js';
 import { snippetLinkSchema, snippetSchema, snippetVersionSchema } from '../domain/snippets/fields.js';
@@ -43,6 +44,7 @@ const NAMES: [z.ZodType, string][] = [
   [jobResultSchema, 'JobResult'],
   [sessionSchema, 'Session'],
   [signinLinkSchema, 'SigninLink'],
+  [searchResultSchema, 'SearchResult'],
 ];
 
 for (const [schema, id] of NAMES) resources.add(schema, { id });

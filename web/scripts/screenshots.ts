@@ -2,7 +2,8 @@
  * `npm run screenshots`: starts tack on a fresh database (DATABASE_URL's server, as the tests
  * do), seeds a small team, signs in through a one-time link in Debian's Chromium and saves
  * every page at 1280 and 375 pixels wide into docs/screenshots/ (light; the board and todos
- * also dark), and the confirmation before removing a member.
+ * also dark), the confirmation before removing a member, and the command palette open (1280 and
+ * 375, light and dark).
  */
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -57,6 +58,24 @@ try {
       }
     }
     await context.close();
+  }
+  // The command palette (⌘K), searching as the word is typed, light and dark, at both widths.
+  for (const scheme of ['light', 'dark'] as const) {
+    for (const width of [1280, 375]) {
+      const { context, page } = await signedInContext(browser, server.api, { colorScheme: scheme, width, height: 900 });
+      await page.goto(`${server.url}/boards/eng`);
+      await page.locator('main h1').first().waitFor({ state: 'attached' });
+      await page.waitForLoadState('networkidle');
+      await page.keyboard.press('Control+k');
+      await page.getByRole('dialog', { name: 'Search or run a command' }).waitFor();
+      await page.keyboard.type('sign');
+      await page.getByRole('menuitem', { name: /Sign-up form/ }).first().waitFor();
+      await page.keyboard.press('ArrowDown');
+      const file = `${OUT}palette-${width}${scheme === 'dark' ? '-dark' : ''}.png`;
+      await page.screenshot({ path: file });
+      process.stdout.write(`saved ${file}\n`);
+      await context.close();
+    }
   }
 } finally {
   await browser.close();

@@ -57,7 +57,7 @@ export const listSnippetsInput = z.object({
     .max(SEARCH_MAX_LENGTH, `must be at most ${SEARCH_MAX_LENGTH} characters long`)
     .register(anyText, {})
     .optional()
-    .describe('Full-text search over name, category, tags and body (web search syntax: "phrase", or, -word)'),
+    .describe('Full-text search over name, category, tags and body (web search syntax: "phrase", or, -word); the last word matches as a prefix'),
 });
 
 export const listSnippetVersionsInput = z.object({ id: snippetRef, ...pageQuery });

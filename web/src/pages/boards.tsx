@@ -6,6 +6,7 @@ import { keys, useBoards, useMe } from '../api/queries';
 import { ErrorPanel, Loading } from '../ui/error-panel';
 import { FieldErrors } from '../ui/field-errors';
 import { LockIcon } from '../ui/icons';
+import { BoardSettings } from './boards/board-settings';
 
 export function BoardsPage() {
   const boards = useBoards();
@@ -36,6 +37,7 @@ export function BoardsPage() {
                   <LockIcon /> Gated
                 </span>
               )}
+              {canConfigure && <BoardSettings board={b} />}
             </li>
           ))}
         </ul>

@@ -2,7 +2,9 @@ import { useState, type FormEvent } from 'react';
 import { Link } from '@tanstack/react-router';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, ok } from '../api/client';
-import { keys, useMilestones, useToday } from '../api/queries';
+import { keys, useMe, useMilestones, useToday } from '../api/queries';
+import { mayWrite } from '../lib/may-write';
+import { MilestoneActions } from './milestones/milestone-actions';
 import { endsText } from '../lib/days-left';
 import { DateField } from '../ui/date-field';
 import { ErrorPanel, Loading } from '../ui/error-panel';
@@ -13,6 +15,7 @@ import { SelectField } from '../ui/select-field';
 export function MilestonesPage() {
   const milestones = useMilestones();
   const today = useToday();
+  const writer = mayWrite(useMe().data);
   return (
     <section className="page narrow">
       <div className="page-head">
@@ -20,7 +23,7 @@ export function MilestonesPage() {
       </div>
       {milestones.isError && <ErrorPanel error={milestones.error} retry={() => void milestones.refetch()} />}
       {milestones.isPending && <Loading />}
-      {milestones.data?.length === 0 && <p className="muted">No milestones yet. A milestone gathers cards for a sprint or up to a deadline and counts them done; create one below.</p>}
+      {milestones.data?.length === 0 && <p className="muted">No milestones yet. A milestone gathers cards for a sprint or up to a deadline and counts them done{writer ? '; create one below' : ''}.</p>}
       <div className="milestone-grid">
         {milestones.data?.map((m) => (
           <article key={m.id} className="panel milestone-tile" aria-labelledby={`ms-${m.id}`}>
@@ -35,10 +38,11 @@ export function MilestonesPage() {
             <p className="muted small">{endsText(m.ends_on, today)}</p>
             <Progress label="Cards done" done={m.cards_done} total={m.cards_total} />
             <Progress label="Criteria done" done={m.criteria_done} total={m.criteria_total} />
+            {writer && <MilestoneActions milestone={m} />}
           </article>
         ))}
       </div>
-      <NewMilestone />
+      {writer && <NewMilestone />}
     </section>
   );
 }

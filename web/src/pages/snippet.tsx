@@ -3,7 +3,9 @@ import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Button } from 'react-aria-components';
 import { api, ok } from '../api/client';
-import { keys } from '../api/queries';
+import { keys, useMe } from '../api/queries';
+import { mayWrite } from '../lib/may-write';
+import { copyText } from './snippets/copy-text';
 import type { Snippet } from '../api/types';
 import { formatDateTime } from '../lib/dates';
 import { CodeBlock } from '../ui/code-block';
@@ -20,6 +22,7 @@ export function SnippetPage() {
   const qc = useQueryClient();
   const navigate = useNavigate();
   const [editing, setEditing] = useState(false);
+  const writer = mayWrite(useMe().data);
   const snippet = useQuery({ queryKey: keys.snippet(key), queryFn: () => ok(api.GET('/snippets/{id}', { params: { path: { id: key } } })) });
   const saved = (s: Snippet) => {
     qc.setQueryData(keys.snippet(key), s);
@@ -81,10 +84,16 @@ export function SnippetPage() {
         <h1>{s.name}</h1>
         <div className="row">
           {!editing && (
+            <button type="button" className="button" onClick={() => void copyText(s.body, 'Body copied')}>
+              Copy body
+            </button>
+          )}
+          {writer && !editing && (
             <button type="button" className="button" onClick={() => setEditing(true)}>
               Edit
             </button>
           )}
+          {writer && (
           <ConfirmDialog
             trigger={<Button className="button danger">Delete</Button>}
             title={`Delete “${s.name}”?`}
@@ -93,6 +102,7 @@ export function SnippetPage() {
           >
             <p>All {s.version} versions are removed and the public link stops working. This cannot be undone.</p>
           </ConfirmDialog>
+          )}
         </div>
       </div>
       <div className="row muted small" style={{ marginBottom: 12 }}>
@@ -126,6 +136,7 @@ export function SnippetPage() {
             <button type="button" className="button" onClick={() => void copy()}>
               Copy link
             </button>
+            {writer && (
             <ConfirmDialog
               trigger={<Button className="button">Rotate</Button>}
               title="Make a new public link?"
@@ -135,12 +146,13 @@ export function SnippetPage() {
             >
               <p>Whoever has the current link loses access at once.</p>
             </ConfirmDialog>
+            )}
           </div>
         ) : (
           <p className="muted">No public link.</p>
         )}
       </section>
-      <Versions snippet={s} />
+      <Versions snippet={s} writer={writer} />
     </article>
   );
 }

@@ -43,8 +43,8 @@ export function TodosPage() {
       {todos.data &&
         GROUPS.map((g) =>
           groups[g].length === 0 ? null : (
-            <section key={g} aria-labelledby={`group-${g}`} data-group={g}>
-              <h2 id={`group-${g}`} className={g === 'Overdue' ? 'danger-text' : undefined}>
+            <section key={g} aria-labelledby={`group-${g.replace(/ /g, '-')}`} data-group={g}>
+              <h2 id={`group-${g.replace(/ /g, '-')}`} className={g === 'Overdue' ? 'danger-text' : undefined}>
                 {g} <span className="muted small">{groups[g].length}</span>
               </h2>
               <ul className="list list-box">

@@ -5,8 +5,9 @@ import { OfflineBanner } from './offline-banner';
 import { useDocumentTitle } from './page-title';
 import { Toasts } from './toasts';
 import { initials } from '../lib/people';
+import { PaletteHost } from '../palette/palette-host';
 
-const NAV = [
+export const NAV = [
   { to: '/boards', label: 'Boards' },
   { to: '/todos', label: 'Todos' },
   { to: '/snippets', label: 'Snippets' },
@@ -38,6 +39,7 @@ export function Shell() {
             </Link>
           ))}
         </nav>
+        <PaletteHost />
         {me.data && (
           <Link to="/settings" className="avatar" title={`${me.data.member.name} · ${me.data.org.name}`} aria-label={`Profile of ${me.data.member.name}`}>
             {initials(me.data.member.name)}

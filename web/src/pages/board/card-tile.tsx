@@ -1,7 +1,7 @@
 import { memo, type Ref } from 'react';
 import { useDraggable, type DraggableAttributes, type DraggableSyntheticListeners } from '@dnd-kit/core';
 import type { Card, Member } from '../../api/types';
-import { formatDate } from '../../lib/dates';
+import { RelativeDate } from '../../lib/relative-date';
 import { initials } from '../../lib/people';
 
 export interface TileProps {
@@ -82,7 +82,7 @@ const TileContent = memo(function TileContent({ card, members, today, onOpen }: 
         {card.due_on && (
           <span className={`chip${overdue ? ' danger' : ''}`} title={overdue ? 'Overdue' : 'Due'}>
             {overdue && <span className="visually-hidden">Overdue, </span>}
-            {formatDate(card.due_on, today)}
+            <RelativeDate date={card.due_on} today={today} prefix="Due " />
           </span>
         )}
         {card.criteria_total > 0 && (

@@ -6,9 +6,10 @@ import { diffLines } from '../../lib/diff';
 import { formatDateTime } from '../../lib/dates';
 import { ErrorPanel, Loading } from '../../ui/error-panel';
 import { SelectField } from '../../ui/select-field';
+import { VersionView } from './version-view';
 
 /** A snippet's versions, and a line diff between any two of them. */
-export function Versions({ snippet }: { snippet: Snippet }) {
+export function Versions({ snippet, writer }: { snippet: Snippet; writer: boolean }) {
   const versions = useQuery({
     queryKey: ['snippet-versions', snippet.id, snippet.version],
     queryFn: () => allPages((cursor) => ok(api.GET('/snippets/{id}/versions', { params: { path: { id: snippet.id }, query: { cursor, limit: 100 } } }))),
@@ -28,6 +29,7 @@ export function Versions({ snippet }: { snippet: Snippet }) {
   const options = versions.data.map((v) => ({ id: String(v.version), label: `v${v.version} · ${formatDateTime(v.created_at)}` }));
   const changed = lines?.filter((l) => l.kind !== 'same').length ?? 0;
   return (
+    <>
     <section aria-labelledby="versions-h">
       <h2 id="versions-h">
         Versions <span className="muted small">{versions.data.length}</span>
@@ -62,5 +64,7 @@ export function Versions({ snippet }: { snippet: Snippet }) {
         </>
       )}
     </section>
+    {versions.data.length > 1 && <VersionView snippet={snippet} versions={versions.data} writer={writer} />}
+    </>
   );
 }

@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Button } from 'react-aria-components';
 import { api, ok } from '../../api/client';
 import type { Priority, Todo } from '../../api/types';
-import { formatDate } from '../../lib/dates';
+import { RelativeDate } from '../../lib/relative-date';
 import { DateField } from '../../ui/date-field';
 import { ConfirmDialog, FormDialog } from '../../ui/dialogs';
 import { SelectField } from '../../ui/select-field';
@@ -38,11 +38,16 @@ export function TodoRow({ todo, today, onToggle, onEdit, onDelete, mayWrite }: P
           {todo.due_on && (
             <span className={`chip${overdue ? ' danger' : ''}`} title={overdue ? 'Overdue' : 'Due'}>
               {overdue && <span className="visually-hidden">Overdue, </span>}
-              {formatDate(todo.due_on, today)}
+              <RelativeDate date={todo.due_on} today={today} prefix="Due " />
             </span>
           )}
           <span className="chip">{todo.org_id ? 'Team' : 'Personal'}</span>
           {todo.card_id && <CardLink id={todo.card_id} />}
+          {todo.source_url && (
+            <a className="chip" href={todo.source_url} target="_blank" rel="noreferrer">
+              Slack message<span className="visually-hidden"> this todo came from</span>
+            </a>
+          )}
         </div>
       </div>
       {mayWrite && <EditTodo todo={todo} onSave={onEdit} />}

