@@ -1,6 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { allPages, api, ok } from './client';
 import { STATUSES } from './types';
+import { mayWrite } from '../lib/may-write';
 
 /** Shared reads: who I am, the members, boards and milestones (short lists, read whole). */
 
@@ -65,11 +66,11 @@ export function useToday(): string | undefined {
 }
 
 /**
- * Whether the caller may change things (the `write` scope: not a viewer, nor a read-only
- * token); false until getMe has answered, so nothing editable shows before it is known.
+ * Whether the caller may change things (see `mayWrite`); false until getMe has answered, so
+ * nothing editable shows before it is known.
  */
 export function useMayWrite(): boolean {
-  return useMe().data?.scopes.includes('write') ?? false;
+  return mayWrite(useMe().data);
 }
 
 export function useMembers() {
