@@ -1,0 +1,30 @@
+import { cardActivityInput, getCardActivity, listEvents, listEventsInput } from '../domain/event-list.js';
+import { eventSchema } from '../domain/events.js';
+import { pageOf } from '../domain/fields.js';
+import { defineOperation } from './operation.js';
+
+export const eventOperations = [
+  defineOperation({
+    name: 'listEvents',
+    summary: 'What changed, who changed it and through which face: events newest first (kept 90 days), filtered by type or prefix (card.), subject (an id, or a card with its criteria, comments and todos), actor, agent and since',
+    group: 'events',
+    method: 'GET',
+    path: '/events',
+    scope: 'read',
+    query: listEventsInput,
+    output: pageOf(eventSchema),
+    run: (ctx, input) => listEvents(ctx, input),
+  }),
+  defineOperation({
+    name: 'getCardActivity',
+    summary: "A card's history: its events and those of its criteria, comments and mirrored todos, newest first",
+    group: 'cards',
+    method: 'GET',
+    path: '/cards/{id}/activity',
+    scope: 'read',
+    params: cardActivityInput.pick({ id: true }),
+    query: cardActivityInput.omit({ id: true }),
+    output: pageOf(eventSchema).describe("One page of the card's events, newest first; `next_cursor` is present when there are more"),
+    run: (ctx, input) => getCardActivity(ctx, input),
+  }),
+];
