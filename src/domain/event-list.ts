@@ -4,11 +4,12 @@ import type { Database } from '../db/schema.js';
 import { findCard, parseCardRef } from './card-refs.js';
 import type { Ctx, Principal } from './context.js';
 import { AppError, notFound } from './errors.js';
-import { EVENT_TYPES, eventColumns, presentEvent, seqOf, type Event } from './events.js';
+import { EVENT_TYPES, eventColumns, presentEvent, seqOf, type Event, type EventRow } from './events.js';
 import { isoDateTime, pageQuery, queryBoolean } from './fields.js';
 import { hasIdPrefix } from './ids.js';
 import { fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { isAdmin } from './permissions.js';
+import { pgTimestamp } from './time.js';
 
 /** A `type` filter's parts: each a type, or a prefix of types ending in `.` (`card.`). */
 function typeParts(text: string): string[] {
@@ -78,19 +79,43 @@ async function cardIdOf(db: Kysely<Database>, orgId: string, key: string): Promi
   return past?.subject_id;
 }
 
-/** The where-clause of a filter, for lists and streams alike. */
-export async function eventConditions(ctx: Ctx, filter: EventFilter) {
+/** A filter with its card found: what lists (SQL) and streams (in memory) select by. */
+export interface ResolvedFilter extends EventFilter {
+  /** The card `subject` names, when it names one: its events and its parts'. */
+  cardId: string | undefined;
+  types: string[] | undefined;
+}
+
+export async function resolveFilter(ctx: Ctx, filter: EventFilter): Promise<ResolvedFilter> {
   const cardId = filter.subject === undefined ? undefined : await cardIdOf(ctx.db, ctx.principal.orgId, filter.subject);
-  const types = filter.type === undefined ? undefined : typeParts(filter.type);
+  return { ...filter, cardId, types: filter.type === undefined ? undefined : typeParts(filter.type) };
+}
+
+/** The where-clause of a filter, as the caller may see (the same choice as `matches`). */
+export function eventConditions(principal: Principal, f: ResolvedFilter) {
   return (eb: ExpressionBuilder<Database, 'events'>) => {
-    const all = [visibleTo(ctx.principal)(eb)];
-    if (filter.subject !== undefined) all.push(cardId !== undefined ? eb('events.card_id', '=', cardId) : eb('events.subject_id', '=', filter.subject));
-    if (types) all.push(eb.or(types.map((t) => (t.endsWith('.') ? eb('events.type', 'like', `${t.replace(/[\\%_]/g, '\\$&')}%`) : eb('events.type', '=', t)))));
-    if (filter.actor !== undefined) all.push(eb('events.actor_member_id', '=', filter.actor));
-    if (filter.agent !== undefined) all.push(eb('events.actor_agent', '=', filter.agent));
-    if (filter.since !== undefined) all.push(eb('events.created_at', '>=', filter.since));
+    const all = [visibleTo(principal)(eb)];
+    if (f.subject !== undefined) all.push(f.cardId !== undefined ? eb('events.card_id', '=', f.cardId) : eb('events.subject_id', '=', f.subject));
+    if (f.types) all.push(eb.or(f.types.map((t) => (t.endsWith('.') ? eb('events.type', 'like', `${t.replace(/[\\%_]/g, '\\$&')}%`) : eb('events.type', '=', t)))));
+    if (f.actor !== undefined) all.push(eb('events.actor_member_id', '=', f.actor));
+    if (f.agent !== undefined) all.push(eb('events.actor_agent', '=', f.agent));
+    if (f.since !== undefined) all.push(eb('events.created_at', '>=', f.since));
     return eb.and(all);
   };
+}
+
+type MatchedRow = Pick<EventRow, 'org_id' | 'audience' | 'member_id' | 'card_id' | 'subject_id' | 'type' | 'actor_member_id' | 'actor_agent' | 'created_at'>;
+
+/** Whether the caller sees the event and the filter selects it: `eventConditions`, for rows in memory (streams). */
+export function matches(row: MatchedRow, principal: Principal, f: ResolvedFilter): boolean {
+  if (row.org_id !== principal.orgId) return false;
+  const mine = row.member_id === principal.memberId;
+  if (!(mine || row.audience === 'org' || (row.audience === 'admins' && isAdmin(principal)))) return false;
+  if (f.subject !== undefined && (f.cardId !== undefined ? row.card_id !== f.cardId : row.subject_id !== f.subject)) return false;
+  if (f.types && !f.types.some((t) => (t.endsWith('.') ? row.type.startsWith(t) : row.type === t))) return false;
+  if (f.actor !== undefined && row.actor_member_id !== f.actor) return false;
+  if (f.agent !== undefined && row.actor_agent !== f.agent) return false;
+  return f.since === undefined || pgTimestamp(row.created_at).getTime() >= new Date(f.since).getTime();
 }
 
 /** Events newest first, filtered, as the caller may see them (contract §10). */
@@ -101,7 +126,7 @@ export async function listEvents(ctx: Ctx, input: z.infer<typeof listEventsInput
   const atSeq = at === undefined ? undefined : seqOf(String(at.key));
   if (at !== undefined && atSeq === undefined) throw new AppError('invalid_cursor', 400, 'That cursor is not valid for this list; start again without it.');
   const limit = pageLimit(input);
-  let q = ctx.db.selectFrom('events').select(eventColumns).where(await eventConditions(ctx, filter));
+  let q = ctx.db.selectFrom('events').select(eventColumns).where(eventConditions(ctx.principal, await resolveFilter(ctx, filter)));
   if (atSeq !== undefined) q = q.where('events.seq', '<', sql<string>`cast(${atSeq} as bigint)`);
   const rows = await q.orderBy('events.seq', 'desc').limit(fetchLimit(limit)).execute();
   return toPage(rows, limit, (r) => ({ key: `evt_${r.seq}`, id: '' }), presentEvent, scope);

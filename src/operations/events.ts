@@ -28,3 +28,18 @@ export const eventOperations = [
     run: (ctx, input) => getCardActivity(ctx, input),
   }),
 ];
+
+/**
+ * `GET /v1/events/stream` (src/http/event-stream.ts): not in the table (it answers a stream,
+ * not a body), but its filters are read like `listEvents`' by `validateInput`.
+ */
+export const streamEventsOp = defineOperation({
+  name: 'streamEvents',
+  summary: "The caller's events as they happen (Server-Sent Events), with listEvents' filters",
+  group: 'events',
+  method: 'GET',
+  path: '/events/stream',
+  scope: 'read',
+  query: listEventsInput.omit({ cursor: true, limit: true }),
+  run: () => Promise.reject(new Error('streamEvents is served by src/http/event-stream.ts')),
+});
