@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TACK_BIN } from './helpers/tack.js';
 import { openStream, type OpenStream } from './helpers/event-stream.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
@@ -112,5 +114,41 @@ describe('GET /v1/events/stream', () => {
     await waitFor('the stream to open', () => s.frames.length > 0);
     await c.server.close();
     await s.ended;
+  });
+
+  it('tack events tail prints each event, and reconnects where it left off', async () => {
+    const shared = { DATABASE_URL: a.database!.url, TACK_BOOTSTRAP_TOKEN: a.token };
+    let c = await startTestServer(shared);
+    const port = new URL(c.url).port;
+    const child = spawn(process.execPath, [TACK_BIN, 'events', 'tail', '--type', 'snippet.'], {
+      env: { PATH: process.env.PATH ?? '', TACK_URL: c.url, TACK_TOKEN: a.token },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    const printed = () => out.trim().split('\n').filter(Boolean);
+    try {
+      // Until its stream is open, a snippet made now may come before it: make them until one is printed.
+      const made: string[] = [];
+      await waitFor('tail to print an event', async () => {
+        made.push((await ok(a, 'POST', '/v1/snippets', { type: 'txt', name: `tail ${made.length}`, body: 'x' })).slug);
+        return out.includes('snippet.created');
+      }, { intervalMs: 300 });
+      expect(printed()[0]).toMatch(/snippet\.created {2}snp_\w+ {2}by Owner \(api\)$/);
+      // The process it streams from goes away; what is written meanwhile is printed once it is back.
+      await c.server.close();
+      await waitFor('tail to notice', () => err.includes('reconnecting'));
+      const before = printed().length;
+      await ok(a, 'PATCH', `/v1/snippets/${made.at(-1)}`, { body: 'y' });
+      c = await startTestServer({ ...shared, PORT: port });
+      await waitFor('the update, after reconnecting', () => printed().length > before);
+      expect(printed().at(-1)).toMatch(/snippet\.updated {2}snp_\w+ {2}by Owner \(api\) {2}body, version$/);
+      expect(new Set(printed()).size).toBe(printed().length);
+    } finally {
+      child.kill();
+      await c.server.close();
+    }
   });
 });

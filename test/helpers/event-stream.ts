@@ -1,12 +1,7 @@
+import { sseFrames, type SseFrame } from '../../src/cli/sse-frames.js';
 import { waitFor } from './wait.js';
 
-/** One Server-Sent Events message as received: its fields (comments kept apart). */
-export interface Frame {
-  id?: string;
-  event?: string;
-  data?: string;
-  comment?: string;
-}
+export type Frame = SseFrame;
 
 export interface OpenStream {
   status: number;
@@ -32,26 +27,9 @@ export async function openStream(baseUrl: string, token: string, options: { quer
   void (async () => {
     if (!res.body) return resolveEnded();
     const decoder = new TextDecoder();
-    let buffer = '';
+    const parser = sseFrames();
     try {
-      for await (const chunk of res.body) {
-        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const frame: Frame = {};
-          for (const line of block.split('\n')) {
-            if (line.startsWith(':')) frame.comment = line.slice(1).trim();
-            else {
-              const at = line.indexOf(':');
-              const name = line.slice(0, at) as 'id' | 'event' | 'data';
-              frame[name] = line.slice(at + 1).replace(/^ /, '');
-            }
-          }
-          frames.push(frame);
-        }
-      }
+      for await (const chunk of res.body) frames.push(...parser.push(decoder.decode(chunk as Uint8Array, { stream: true })));
     } catch {
       // Aborted by the test.
     }
