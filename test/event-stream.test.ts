@@ -100,6 +100,15 @@ describe('GET /v1/events/stream', () => {
     s.close();
   });
 
+  it("ends a stream whose token is revoked", async () => {
+    const token = await ok(a, 'POST', '/v1/tokens', { name: 'short-lived', scopes: ['read'] });
+    const s = track(await openStream(b.url, token.token));
+    await waitFor('the stream to open', () => s.frames.length > 0);
+    await ok(a, 'DELETE', `/v1/tokens/${token.id}`);
+    await s.ended;
+    expect(s.events().map((e) => e.type)).toEqual(['token.revoked']);
+  });
+
   it('refuses bad filters and missing tokens with the one envelope', async () => {
     const bad = await fetch(`${a.url}/v1/events/stream?type=nope`, { headers: { authorization: `Bearer ${a.token}` } });
     expect(bad.status).toBe(422);

@@ -48,7 +48,15 @@ export class EventFeed {
     private readonly log: Pick<Logger, 'warn'>,
   ) {}
 
-  /** The `seq` of the last event read, from the start: the last event committed then. */
+  /**
+   * Reads from the last event committed now on: called before the process listens for new
+   * events, so that the first one it hears of is not taken for one it had read.
+   */
+  async start(): Promise<void> {
+    this.#last = await lastCommitted(this.db);
+  }
+
+  /** The `seq` of the last event read (from `start`, else from the first read). */
   async #lastRead(): Promise<string> {
     this.#last ??= await lastCommitted(this.db);
     return this.#last;

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { confirmCaller } from '../domain/confirm-caller.js';
 import type { Ctx } from '../domain/context.js';
 import { eventConditions, matches, resolveFilter, type ResolvedFilter } from '../domain/event-list.js';
 import { EVENT_BATCH, eventsAfter, lastCommitted, type EventFeed } from '../domain/event-feed.js';
@@ -10,6 +11,9 @@ import type { Runtime } from '../operations/execute.js';
 import { callerOf } from './routes.js';
 
 export const EVENT_STREAM_PATH = '/v1/events/stream';
+
+/** Events after which a stream's caller is read again. */
+const AUTH_EVENTS = new Set(['token.revoked', 'member.removed', 'member.updated']);
 
 /** A comment line is sent when nothing else was for this long (contract §10). */
 export const KEEP_ALIVE_MS = 15_000;
@@ -40,7 +44,7 @@ function frame(row: EventRow): string {
 export function registerEventStream(app: FastifyInstance, deps: EventStreamDeps): void {
   const keepAliveMs = deps.keepAliveMs ?? KEEP_ALIVE_MS;
   app.get(EVENT_STREAM_PATH, async (request: FastifyRequest, reply: FastifyReply) => {
-    const principal = callerOf(request);
+    let principal = callerOf(request);
     requireScope(principal, 'read');
     const filter = validateInput(streamEventsOp, { query: request.query }) as Parameters<typeof resolveFilter>[1];
     const ctx: Ctx = { db: deps.runtime.db, clock: deps.runtime.clock, principal };
@@ -74,6 +78,14 @@ export function registerEventStream(app: FastifyInstance, deps: EventStreamDeps)
         if (BigInt(row.seq) <= BigInt(last)) continue;
         last = row.seq;
         if (matches(row, principal, resolved)) write(frame(row));
+      }
+      // A token revoked or a member removed or changed: the caller is read again, and a
+      // stream whose credential no longer holds ends (its reconnect is answered 401).
+      if (rows.some((row) => AUTH_EVENTS.has(row.type) && row.org_id === principal.orgId)) {
+        confirmCaller(deps.runtime.db, principal, deps.runtime.clock()).then(
+          (now) => (principal = now),
+          () => close(),
+        );
       }
     };
     const unsubscribe = deps.feed.subscribe({
