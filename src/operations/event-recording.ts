@@ -88,12 +88,16 @@ export async function withEvents<T>(ctx: Ctx, op: Operation, input: Record<strin
     await watch(ctx, described.makes(fields), watched, false);
   }
   const drafts: EventDraft[] = [];
-  for (let i = 0; i < watched.size; i++) {
-    const { key, before } = [...watched.values()][i]!;
+  const queue = [...watched.values()];
+  for (const { key, before } of queue) {
     const after = await snapshot(ctx, key);
     // What it made may be linked to more (a todo made mirroring a criterion): those come next.
     if (after && !before) {
-      for (const k of linkedTo(key, after)) if (!watched.has(keyText(k))) watched.set(keyText(k), { key: k, before: undefined });
+      for (const k of linkedTo(key, after)) {
+        if (watched.has(keyText(k))) continue;
+        watched.set(keyText(k), { key: k, before: undefined });
+        queue.push({ key: k, before: undefined });
+      }
     }
     const changes = before && after ? changesOf(before.data, after.data) : {};
     const type = typeOf(key, before, after, changes);
