@@ -109,6 +109,18 @@ describe('GET /v1/events/stream', () => {
     expect(s.events().map((e) => e.type)).toEqual(['token.revoked']);
   });
 
+  it('loses nothing while its listening connection is gone: it catches up once it listens again', async () => {
+    const s = track(await openStream(b.url, a.token, { query: 'type=milestone.' }));
+    await waitFor('the stream to open', () => s.frames.length > 0);
+    const listeners = () => a.database!.query<{ pid: number }>(`select pid from pg_stat_activity where datname = current_database() and query ilike 'LISTEN tack_events%'`);
+    const before = await waitFor('both processes listening for events', async () => ((await listeners()).length === 2 ? listeners() : undefined));
+    await a.database!.query('select pg_terminate_backend(pid) from pg_stat_activity where pid = any($1)', [before.map((r) => r.pid)]);
+    await waitFor('the listeners to be gone', async () => (await listeners()).every((r) => !before.some((x) => x.pid === r.pid)) && (await listeners()).length < 2);
+    const m = await ok(a, 'POST', '/v1/milestones', { ref: 'DEAF', name: 'written while deaf' });
+    const [heard] = await s.waitForEvents(1);
+    expect(heard!.data.subject.id).toBe(m.id);
+  });
+
   it('refuses bad filters and missing tokens with the one envelope', async () => {
     const bad = await fetch(`${a.url}/v1/events/stream?type=nope`, { headers: { authorization: `Bearer ${a.token}` } });
     expect(bad.status).toBe(422);
