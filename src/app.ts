@@ -8,6 +8,8 @@ import { admissionPlugin } from './http/admission.js';
 import { api, isApiUrl } from './http/api.js';
 import { AuthCache } from './http/auth-cache.js';
 import { drainingPlugin } from './http/draining.js';
+import { registerEventStream } from './http/event-stream.js';
+import { EventFeed } from './domain/event-feed.js';
 import { errorsPlugin } from './http/errors.js';
 import { health } from './http/health.js';
 import { registerCompression } from './http/compression.js';
@@ -37,12 +39,16 @@ export interface AppDeps {
   webDir?: string;
   /** Opens a small pool of its own for a face that needs one (Slack's acks); without it, they use `db`. */
   openPool?: SlackPluginOptions['openPool'];
+  /** How long an event stream may be silent before its comment line (`KEEP_ALIVE_MS`). */
+  streamKeepAliveMs?: number;
 }
 
 export interface App {
   app: FastifyInstance;
   authCache: AuthCache;
   runtime: Runtime;
+  /** The process's one reader of new events, for the open streams: told of commits by `listenForEvents`. */
+  feed: EventFeed;
 }
 
 /** Requests that take a token, counted per token (else per address) before routing: all of /v1 and /mcp. */
@@ -85,6 +91,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   await app.register(health, { db, redis: deps.redis });
   await app.register(api, { operations, runtime });
+  const feed = new EventFeed(db, log);
+  registerEventStream(app, { runtime, feed, keepAliveMs: deps.streamKeepAliveMs });
+  // Streams end as the drain starts: their clients reconnect (Last-Event-ID) to another process.
+  app.addHook('preClose', async () => feed.close());
   await app.register(publicLinks, { db, publicBaseUrl: config.publicBaseUrl });
   await app.register(registerSlack, { config, runtime, log, openPool: deps.openPool });
   await app.register(mcpHttpTransport, {
@@ -100,5 +110,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     await browser.register(signinRoutes, { runtime, appUrl, secureCookies: secure, authCache });
     await browser.register(slackConnectRoutes, { config, runtime, authCache });
   });
-  return { app, authCache, runtime };
+  return { app, authCache, runtime, feed };
 }

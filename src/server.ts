@@ -6,8 +6,10 @@ import { buildApp, type App } from './app.js';
 import { ConfigError, type Config } from './config.js';
 import { authNotifications, type ListenTiming } from './db/auth-notifications.js';
 import { connect, type DbHandle } from './db/connect.js';
+import { listenForEvents } from './db/event-notifications.js';
 import { migrateToLatest } from './db/migrate.js';
 import { bootstrap, ownerLinkLimits } from './domain/bootstrap.js';
+import { pruneEvents } from './domain/events.js';
 import { pruneIdempotencyKeys } from './domain/idempotency.js';
 import { pruneSignins } from './domain/sessions.js';
 import { issueSigninLink } from './domain/signin-links.js';
@@ -43,6 +45,8 @@ export interface ServerOptions {
   webDir?: string;
   /** How the connection listening for auth changes is watched (tests shorten it; default `LISTEN_TIMING`). */
   listenTiming?: ListenTiming;
+  /** How long an event stream may be silent before its comment line (15 s; tests shorten it). */
+  streamKeepAliveMs?: number;
 }
 
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
@@ -57,11 +61,13 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const jobsDb = db.pool ? await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: JOBS_POOL_SIZE, timeouts: config.database.jobs }) : db;
   let redis: Redis | undefined;
   let notifications: ReturnType<typeof authNotifications> | undefined;
+  let eventNotifications: { stop: () => Promise<void> } | undefined;
   let jobs: JobsHandle | undefined;
   /** Everything below the HTTP app, in the order it must stop: on close, or when start-up fails. */
   const release = async () => {
     await jobs?.close();
     await notifications?.stop();
+    await eventNotifications?.stop();
     redis?.disconnect();
     if (jobsDb !== db) await jobsDb.close();
     await db.close();
@@ -88,15 +94,19 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       webDir: options.webDir,
       // The Slack ack's own small pool; PGlite has its one connection only.
       openPool: db.pool ? (own) => connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, timeouts: config.database.requests, ...own }) : undefined,
+      streamKeepAliveMs: options.streamKeepAliveMs,
     });
     if (db.pool) {
       notifications = authNotifications(db.pool, built.authCache, log, options.listenTiming);
     }
+    await built.feed.start();
+    eventNotifications = await listenForEvents(db, () => built.feed.poke(), log, options.listenTiming);
     // Fastify's own line is the one that says where the server listens (per address for 0.0.0.0).
     await built.app.listen({ port: config.port, host: config.host, listenTextResolver: (address) => `listening on ${address}` });
     const prune = setInterval(() => {
       pruneIdempotencyKeys(jobsDb.db).catch((err: Error) => log.warn({ err: err.message }, 'idempotency cleanup failed'));
       pruneSignins(jobsDb.db, built.runtime.clock()).catch((err: Error) => log.warn({ err: err.message }, 'session cleanup failed'));
+      pruneEvents({ db: jobsDb.db, clock: built.runtime.clock }).catch((err: Error) => log.warn({ err: err.message }, 'event cleanup failed'));
     }, PRUNE_EVERY_MS);
     prune.unref();
     const address = built.app.server.address();

@@ -39,7 +39,7 @@ afterAll(async () => {
 
 /** The client port of A's listening backend (a LISTEN backend reached through the proxy), other than `not`. */
 async function listenerOfA(not?: number): Promise<number | undefined> {
-  const rows = await db.query<{ client_port: number }>(`select client_port from pg_stat_activity where datname = current_database() and query ilike 'LISTEN%'`);
+  const rows = await db.query<{ client_port: number }>(`select client_port from pg_stat_activity where datname = current_database() and query ilike 'LISTEN tack_auth_changed%'`);
   const mine = proxy.connections();
   return rows.map((r) => r.client_port).find((port) => mine.includes(port) && port !== not);
 }

@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 const listeners = () =>
-  t.database!.query<{ pid: number }>(`select pid from pg_stat_activity where datname = current_database() and query ilike 'LISTEN%'`);
+  t.database!.query<{ pid: number }>(`select pid from pg_stat_activity where datname = current_database() and query ilike 'LISTEN tack_auth_changed%'`);
 
 it('listens again after its connection is killed, and a revocation elsewhere still takes effect', async () => {
   const token = (await t.api('POST', '/v1/tokens', { body: { name: 'watched', scopes: ['read'] } })).body;

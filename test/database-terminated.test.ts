@@ -68,7 +68,7 @@ it('serves again at once after every one of its backends is terminated, the list
   expect(s.exit, s.output()).toBeUndefined();
   // The process listens for auth changes again on a new connection.
   await waitFor('LISTEN on a new connection', async () => {
-    const rows = await db.query<{ pid: number }>(`select pid from pg_stat_activity where datname = current_database() and query ilike 'LISTEN%'`);
+    const rows = await db.query<{ pid: number }>(`select pid from pg_stat_activity where datname = current_database() and query ilike 'LISTEN tack_auth_changed%'`);
     return rows.length === 1 && !before.some((b) => b.pid === rows[0]!.pid);
   });
 });

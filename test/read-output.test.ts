@@ -89,6 +89,8 @@ const READS: [string, string][] = [
   ['search', '/v1/search?q=a'],
   ['search', '/v1/search?q=alp-5'],
   ['search', '/v1/search?q=m1&types=milestone,board&limit=3'],
+  ['listEvents', '/v1/events'],
+  ['getCardActivity', '/v1/cards/ALP-5/activity'],
 ];
 
 async function answers(): Promise<Record<string, string>> {

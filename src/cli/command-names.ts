@@ -53,6 +53,8 @@ const NAMED: Record<string, readonly string[]> = {
   listSessions: ['sessions', 'list'],
   deleteSession: ['sessions', 'end'],
   search: ['search'],
+  listEvents: ['events', 'list'],
+  getCardActivity: ['cards', 'activity'],
 };
 
 /**
@@ -100,6 +102,7 @@ export const GROUP_DESCRIPTIONS: Record<string, string> = {
   jobs: 'background jobs',
   sessions: 'your web app sessions',
   search: 'find cards, todos, snippets, milestones and boards',
+  events: 'what changed, who changed it and how (history and a live stream)',
 };
 
 /**
@@ -117,6 +120,7 @@ export const GROUP_ALIASES: Record<string, string[]> = {
   milestones: ['milestone'],
   jobs: ['job'],
   sessions: ['session'],
+  events: ['event'],
 };
 
 /**

@@ -4,6 +4,7 @@ import { apiCommand } from './api-command.js';
 import { addClientCommands, RESOURCES_HEADING } from './client-commands.js';
 import { complete, completionLines, completionScript, SHELLS, type Shell } from './completion.js';
 import { exitWith } from '../client/exit.js';
+import { tailCommand } from './events-tail.js';
 import { loginCommand, logoutCommand, signinLinkCommand } from './login-commands.js';
 import { loadManifest } from '../client/manifest-file.js';
 import { listEveryCommand } from './root-help.js';
@@ -43,6 +44,8 @@ const program = new Command()
 program.commandsGroup(RESOURCES_HEADING);
 const manifest = await loadManifest();
 addClientCommands(program, manifest);
+// The live stream is no operation of the table: its command joins the generated `events` group.
+program.commands.find((c) => c.name() === 'events')?.addCommand(tailCommand());
 listEveryCommand(program, RESOURCES_HEADING);
 
 program.commandsGroup('Client:');

@@ -8,6 +8,7 @@ import { milestoneOperations } from './milestones.js';
 import { jobOperations } from './jobs.js';
 import { sessionOperations } from './sessions.js';
 import { searchOperations } from './search.js';
+import { eventOperations } from './events.js';
 
 const table = [
   ...platformOperations,
@@ -19,6 +20,7 @@ const table = [
   ...jobOperations,
   ...sessionOperations,
   ...searchOperations,
+  ...eventOperations,
 ];
 
 /** The table of operations: every face (HTTP, MCP, CLI, OpenAPI) is generated from it. */

@@ -26,7 +26,7 @@ export type CallInputOf<P extends Obj, Q extends Obj, B extends Obj, R extends R
 type Given<S extends Obj> = keyof S['shape'] extends never ? {} : z.input<S>;
 
 /** Resource group, for OpenAPI tags and CLI grouping. */
-export type OperationGroup = 'me' | 'members' | 'tokens' | 'snippets' | 'boards' | 'cards' | 'criteria' | 'todos' | 'milestones' | 'jobs' | 'sessions' | 'search';
+export type OperationGroup = 'me' | 'members' | 'tokens' | 'snippets' | 'boards' | 'cards' | 'criteria' | 'todos' | 'milestones' | 'jobs' | 'sessions' | 'search' | 'events';
 
 /**
  * What `run` may answer: the output schema's value, or, for reads that let Postgres serialize

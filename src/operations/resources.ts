@@ -3,6 +3,7 @@ import { boardSchema } from '../domain/boards.js';
 import { cardMovesSchema } from '../domain/card-moves.js';
 import { cardSchema } from '../domain/cards.js';
 import { criterionSchema } from '../domain/criteria.js';
+import { eventSchema } from '../domain/events.js';
 import { jobResultSchema } from '../domain/jobs.js';
 import { meSchema } from '../domain/me.js';
 import { listedMemberSchema } from '../domain/members.js';
@@ -45,6 +46,7 @@ const NAMES: [z.ZodType, string][] = [
   [sessionSchema, 'Session'],
   [signinLinkSchema, 'SigninLink'],
   [searchResultSchema, 'SearchResult'],
+  [eventSchema, 'Event'],
 ];
 
 for (const [schema, id] of NAMES) resources.add(schema, { id });

@@ -87,5 +87,18 @@ export async function seedForOutput(database: TestDatabase, tokenHash: string): 
      select 'link' || lpad(g::text, 40, '0'), 'snp_' || lpad(g::text, 3, '0'), 'org_out', null from generate_series(1, 30) g where g % 10 <> 0
      union all select 'old' || lpad(g::text, 40, '0'), 'snp_' || lpad(g::text, 3, '0'), 'org_out', ${t0} from generate_series(1, 30) g where g % 3 = 0`,
   );
+  await q(
+    `insert into events (org_id, type, created_at, actor_member_id, actor_name, actor_agent, face, subject_type, subject_id, subject_ref, card_id, audience, member_id, changes, data)
+     select 'org_out', (array['card.created','card.moved','criterion.updated','todo.completed','token.created','card.move_refused'])[1 + g % 6],
+            ${t0} + make_interval(secs => g * 0.5 + 0.000001), case when g % 4 = 0 then 'mem_b' else 'mem_owner' end,
+            case when g % 4 = 0 then ${odd} else 'Owner Ö' end, g % 4 = 0, (array['web','slack','mcp','cli','api','job'])[1 + g % 6],
+            (array['card','card','criterion','todo','token','card'])[1 + g % 6],
+            (array['crd_005','crd_005','crit_5_1','todo_004','tok_agent','crd_005'])[1 + g % 6],
+            case when g % 6 in (0, 1, 2, 5) then 'ALP-5' end, case when g % 6 in (0, 1, 2, 5) then 'crd_005' end,
+            case g % 6 when 3 then 'owner' when 4 then 'admins' else 'org' end, case g % 6 when 3 then 'mem_owner' when 4 then 'mem_b' end,
+            case when g % 6 = 1 then '{"workflow_status": ["backlog", "in_progress"]}'::jsonb else '{}'::jsonb end,
+            jsonb_build_object('id', 'x' || g, 'title', ${odd})
+     from generate_series(1, 12) g`,
+  );
   await q('analyze');
 }
