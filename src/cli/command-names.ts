@@ -52,6 +52,14 @@ const NAMED: Record<string, readonly string[]> = {
   createSigninLink: ['members', 'signin-link'],
   listSessions: ['sessions', 'list'],
   deleteSession: ['sessions', 'end'],
+  listWebhooks: ['webhooks', 'list'],
+  createWebhook: ['webhooks', 'create'],
+  getWebhook: ['webhooks', 'get'],
+  updateWebhook: ['webhooks', 'update'],
+  deleteWebhook: ['webhooks', 'delete'],
+  rotateWebhookSecret: ['webhooks', 'rotate-secret'],
+  listWebhookDeliveries: ['webhooks', 'deliveries'],
+  redeliverWebhookEvent: ['webhooks', 'redeliver'],
 };
 
 /**

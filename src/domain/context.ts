@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database, Role } from '../db/schema.js';
 import type { Member } from './members.js';
 import type { JobRunner } from './jobs.js';
+import type { WebhookPolicy } from './webhook-addresses.js';
 
 export const SCOPES = ['read', 'write', 'replay', 'config:write'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -57,6 +58,8 @@ export interface Ctx {
   appUrl?: string;
   /** Runs a background job now (`runJob`); set by `execute` when the server has jobs. */
   jobs?: JobRunner;
+  /** How webhook URLs are checked (WEBHOOK_ALLOW_PRIVATE, the resolver); set by `execute`. Absent: private addresses refused. */
+  webhooks?: WebhookPolicy;
 }
 
 /**

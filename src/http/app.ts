@@ -10,6 +10,7 @@ import type { Database } from '../db/schema.js';
 import { AppError } from '../domain/errors.js';
 import { operations } from '../operations/index.js';
 import type { Runtime } from '../operations/execute.js';
+import type { HostLookup } from '../domain/webhook-addresses.js';
 import type { JobRunner } from '../domain/jobs.js';
 import type { Authenticated } from '../domain/authenticate.js';
 import type { Principal } from '../domain/context.js';
@@ -46,6 +47,8 @@ export interface AppDeps {
   jobs?: JobRunner;
   /** The web app's build (default: `dist/web` of this checkout). */
   webDir?: string;
+  /** Resolves webhook hosts for the SSRF guard (tests answer for names; default: the system's resolver). */
+  webhookLookup?: HostLookup;
 }
 
 export interface App {
@@ -147,6 +150,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     publicBaseUrl: deps.config.publicBaseUrl,
     appUrl: deps.config.appUrl,
     jobs: deps.jobs,
+    webhooks: { allowPrivate: deps.config.webhookAllowPrivate, lookup: deps.webhookLookup },
     // Other processes drop theirs on the NOTIFY sent inside the same transaction.
     afterCommit(change) {
       if (change.changesAuth) authCache.clear();

@@ -23,6 +23,7 @@ const TAGS: Record<Group, { description: string; noun: string }> = {
   milestones: { description: 'Sprints and deadlines, with the counts of their cards and criteria.', noun: 'milestone' },
   jobs: { description: 'Background jobs (due-todo reminders, milestone summaries), run on demand.', noun: 'job run' },
   sessions: { description: "The caller's web app sessions (signed in with a one-time link); ending one signs that browser out.", noun: 'session' },
+  webhooks: { description: 'Endpoints that receive events, signed (Standard Webhooks) and retried, and their delivery attempts.', noun: 'webhook' },
 };
 
 /** The document's own address, relative to the server URL (`/v1`). */

@@ -7,6 +7,7 @@ import { todoOperations } from './todos.js';
 import { milestoneOperations } from './milestones.js';
 import { jobOperations } from './jobs.js';
 import { sessionOperations } from './sessions.js';
+import { webhookOperations } from './webhooks.js';
 
 const table = [
   ...platformOperations,
@@ -17,6 +18,7 @@ const table = [
   ...milestoneOperations,
   ...jobOperations,
   ...sessionOperations,
+  ...webhookOperations,
 ];
 
 /** The table of operations: every face (HTTP, MCP, CLI, OpenAPI) is generated from it. */

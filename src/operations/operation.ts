@@ -24,7 +24,7 @@ export interface OperationSpec<P extends Obj, Q extends Obj, B extends Obj, O ex
   name: string;
   summary: string;
   /** Resource group, for OpenAPI tags and CLI grouping. */
-  group: 'me' | 'members' | 'tokens' | 'snippets' | 'boards' | 'cards' | 'criteria' | 'todos' | 'milestones' | 'jobs' | 'sessions';
+  group: 'me' | 'members' | 'tokens' | 'snippets' | 'boards' | 'cards' | 'criteria' | 'todos' | 'milestones' | 'jobs' | 'sessions' | 'webhooks';
   method: HttpMethod;
   /** Path under /v1 in OpenAPI style: `/snippets/{id}`. */
   path: string;
@@ -46,8 +46,8 @@ export interface OperationSpec<P extends Obj, Q extends Obj, B extends Obj, O ex
   pathInput?: R & { [K in keyof R]: K extends keyof z.output<P> ? string : never };
   /** The response body schema; omit for 204 No Content. */
   output?: O;
-  /** 200 by default; 201 for creations. */
-  status?: 200 | 201 | 204;
+  /** 200 by default; 201 for creations; 202 for work accepted to be done later (a redelivery). */
+  status?: 200 | 201 | 202 | 204;
   /** True when repeating the call with the same input changes nothing more (PUT-like). */
   idempotent?: boolean;
   /** Overwrites or removes what was there (MCP's destructiveHint); PATCH and DELETE by default. */
@@ -94,7 +94,7 @@ export interface Operation {
   /** Fields that take any text, NUL included (a search query, a cursor): the domain reads them itself. */
   anyTextFields: readonly string[];
   output: z.ZodType | undefined;
-  status: 200 | 201 | 204;
+  status: 200 | 201 | 202 | 204;
   readOnly: boolean;
   idempotent: boolean;
   destructive: boolean;
