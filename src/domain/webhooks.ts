@@ -61,9 +61,9 @@ type WebhookRow = Pick<WebhooksTable, 'id' | 'url' | 'events' | 'description' | 
   failing_since: string | null;
 };
 
-const webhookColumns = ['id', 'url', 'events', 'description', 'enabled', 'secret', 'created_by', 'created_at', 'updated_at', 'disabled_at', 'failing_since'] as const;
+export const webhookColumns = ['id', 'url', 'events', 'description', 'enabled', 'secret', 'created_by', 'created_at', 'updated_at', 'disabled_at', 'failing_since'] as const;
 
-function presentWebhook(row: WebhookRow): Webhook {
+export function presentWebhook(row: WebhookRow): Webhook {
   return {
     id: row.id,
     url: row.url,

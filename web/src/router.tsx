@@ -76,6 +76,7 @@ const routeTree = rootRoute.addChildren([
   createRoute({ getParentRoute: () => rootRoute, path: '/settings/api-keys', component: page(() => import('./pages/settings/api-keys'), 'ApiKeysPage') }),
   createRoute({ getParentRoute: () => rootRoute, path: '/settings/sessions', component: page(() => import('./pages/settings/sessions'), 'SessionsPage') }),
   createRoute({ getParentRoute: () => rootRoute, path: '/settings/members', component: page(() => import('./pages/settings/members'), 'MembersPage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/settings/webhooks', component: page(() => import('./pages/settings/webhooks'), 'WebhooksPage') }),
 ]);
 
 export function makeRouter(queryClient: QueryClient) {
