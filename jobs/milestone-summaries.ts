@@ -44,7 +44,7 @@ export async function postMilestoneSummaries(deps: JobDeps, scope: JobScope = {}
       result.skipped++;
       continue;
     }
-    const principal = slackPrincipal({
+    const member = slackPrincipal({
       id: sub.member_id,
       orgId,
       name: sub.name,
@@ -53,6 +53,7 @@ export async function postMilestoneSummaries(deps: JobDeps, scope: JobScope = {}
       tz: sub.member_tz ?? null,
       slackUserId: sub.slack_user_id ?? '',
     });
+    const principal = { ...member, face: 'job' as const };
     let status: MilestoneView;
     try {
       status = await callOperation(runtime, 'getMilestoneStatus', principal, { ref: sub.milestone_ref });

@@ -7,6 +7,7 @@ import { authNotifications, type ListenTiming } from './db/auth-notifications.js
 import { connect, type DbHandle } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
 import { bootstrap, ownerLinkLimits } from './domain/bootstrap.js';
+import { pruneEvents } from './domain/events.js';
 import { pruneIdempotencyKeys } from './domain/idempotency.js';
 import { pruneSignins } from './domain/sessions.js';
 import { issueSigninLink } from './domain/signin-links.js';
@@ -105,6 +106,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     const prune = setInterval(() => {
       pruneIdempotencyKeys(jobsDb.db).catch((err: Error) => log.warn({ err: err.message }, 'idempotency cleanup failed'));
       pruneSignins(jobsDb.db, built.runtime.clock()).catch((err: Error) => log.warn({ err: err.message }, 'session cleanup failed'));
+      pruneEvents({ db: jobsDb.db, clock: built.runtime.clock }).catch((err: Error) => log.warn({ err: err.message }, 'event cleanup failed'));
     }, PRUNE_EVERY_MS);
     prune.unref();
     const address = built.app.server.address();

@@ -236,7 +236,7 @@ describe('webhook deliveries', () => {
   });
 
   it('two workers never send one webhook-id twice, and send every one', async () => {
-    const second: DbHandle = await connect({ databaseUrl: t.database!.url, poolSize: 4 });
+    const second: DbHandle = await connect({ databaseUrl: t.database!.url, dataDir: '', poolSize: 4 });
     try {
       await webhook({ url: `http://127.0.0.1:${receiver.port}/a` });
       await webhook({ url: `http://127.0.0.1:${receiver.port}/b` });
@@ -267,7 +267,7 @@ describe('webhook deliveries', () => {
 });
 
 describe('webhook deliveries: the SSRF guard on every attempt', () => {
-  it('connects to the address it resolved and checked, with the URL's own host name', async () => {
+  it("connects to the address it resolved and checked, with the URL's own host name", async () => {
     // The system resolver knows no such name: only a connection to the pinned address reaches the receiver.
     await webhook({ url: `http://pinned.example.test:${receiver.port}/pinned` });
     const eventId = await orgTodo('pinned');

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { VERSION } from '../version.js';
+import { CLI_PRODUCT, type MCP_PRODUCT } from '../domain/faces.js';
 import type { ClientTarget } from './client-env.js';
 
 /** The error body every /v1 error carries (api-v1 part 7). */
@@ -57,6 +58,8 @@ export interface ApiClientOptions {
   retryRateLimited?: boolean;
   /** Told before each wait for a retry that the server asked for (429, 503), with how long. */
   onWait?: (wait: RetryWait) => void;
+  /** The product named in the User-Agent: the CLI's own unless `tack mcp` says it is itself (its calls are the MCP face). */
+  product?: typeof CLI_PRODUCT | typeof MCP_PRODUCT;
 }
 
 /** A retry the client is about to wait for. */
@@ -66,7 +69,6 @@ export interface RetryWait {
   ms: number;
 }
 
-const USER_AGENT = `tack-cli/${VERSION}`;
 const BASE_DELAY_MS = 250;
 const MAX_DELAY_MS = 8_000;
 const MAX_RETRY_AFTER_MS = 60_000;
@@ -85,6 +87,7 @@ export class ApiClient {
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #retryRateLimited: boolean;
   readonly #onWait: ((wait: RetryWait) => void) | undefined;
+  readonly #userAgent: string;
 
   constructor(readonly target: ClientTarget, options: ApiClientOptions = {}) {
     this.#maxAttempts = options.maxAttempts ?? 5;
@@ -92,6 +95,7 @@ export class ApiClient {
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.#retryRateLimited = options.retryRateLimited ?? true;
     this.#onWait = options.onWait;
+    this.#userAgent = `${options.product ?? CLI_PRODUCT}/${VERSION}`;
   }
 
   async request(req: ApiRequest): Promise<ApiResponse> {
@@ -102,7 +106,7 @@ export class ApiClient {
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.target.token}`,
       accept: 'application/json',
-      'user-agent': USER_AGENT,
+      'user-agent': this.#userAgent,
     };
     if (req.method !== 'GET') headers['idempotency-key'] = req.idempotencyKey ?? randomUUID();
     let body: string | undefined;

@@ -196,6 +196,7 @@ export interface Database {
   slack_connect_links: SlackConnectLinksTable;
   slack_dm_channels: SlackDmChannelsTable;
   slack_rate_limits: SlackRateLimitsTable;
+  events: EventsTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
 }
@@ -306,6 +307,27 @@ export interface SlackRateLimitsTable {
   until: Timestamp;
   reason: string;
   updated_at: Timestamp;
+}
+
+/** Contract §10; see migration 0019. */
+export interface EventsTable {
+  seq: Generated<string>;
+  org_id: string;
+  type: string;
+  created_at: string;
+  actor_member_id: string | null;
+  actor_name: string;
+  actor_agent: boolean;
+  face: string;
+  subject_type: string;
+  subject_id: string;
+  subject_ref: string | null;
+  card_id: string | null;
+  audience: 'org' | 'owner' | 'admins';
+  member_id: string | null;
+  /** Written as JSON text; read back as parsed JSON. */
+  changes: ColumnType<unknown, string, string>;
+  data: ColumnType<unknown, string | null, string | null>;
 }
 
 /** An organization's webhook endpoints (migration 0020). */

@@ -7,6 +7,14 @@ import type { WebhookPolicy } from './webhook-addresses.js';
 export const SCOPES = ['read', 'write', 'replay', 'config:write'] as const;
 export type Scope = (typeof SCOPES)[number];
 
+/**
+ * How a caller arrived (contract §10, an event's `actor.face`): `web` (a session), `slack`,
+ * `mcp` (/mcp, or `tack mcp`, which says so in its User-Agent), `cli` (the tack CLI's
+ * User-Agent), `api` (any other /v1 client), `job` or `github`.
+ */
+export const FACES = ['web', 'slack', 'mcp', 'cli', 'api', 'job', 'github'] as const;
+export type Face = (typeof FACES)[number];
+
 /** Who is calling: a token's holder, a signed-in browser, or a linked Slack user (a human without a token). */
 export interface Principal {
   orgId: string;
@@ -18,6 +26,8 @@ export interface Principal {
   role: Role;
   scopes: readonly Scope[];
   agent: boolean;
+  /** How it arrived (see `Face`); absent: `api`. Set per request by the face, never cached with the token. */
+  face?: Face;
   /**
    * What the token or session is held to, and hands on to what it makes (contract §9);
    * absent for a Slack user, who holds no credential (the member's own role, no end).

@@ -103,7 +103,7 @@ export async function linkSlackMemberByEmail(
  * (execute() and the domain check the role: viewers read only, config needs owner or admin).
  */
 export function slackPrincipal(member: SlackMember): Principal {
-  return { orgId: member.orgId, memberId: member.id, tokenId: null, role: member.role, scopes: [...SCOPES], agent: false };
+  return { orgId: member.orgId, memberId: member.id, tokenId: null, role: member.role, scopes: [...SCOPES], agent: false, face: 'slack' };
 }
 
 /**

@@ -11,7 +11,8 @@ import { isAdmin, requireConfigWrite } from './permissions.js';
 import { assertMayActOn } from './role-ladder.js';
 import { toIso } from './time.js';
 import { generateToken, hashToken, tokenHint } from './token-format.js';
-import type { TokensTable } from '../db/schema.js';
+import type { Database, TokensTable } from '../db/schema.js';
+import type { Kysely } from 'kysely';
 
 export const tokenSchema = z.object({
   id: z.string(),
@@ -48,6 +49,12 @@ type TokenRow = Pick<TokensTable, 'id' | 'name' | 'member_id' | 'scopes' | 'agen
 };
 
 const tokenColumns = ['id', 'name', 'member_id', 'scopes', 'agent', 'hint', 'expires_at', 'revoked_at', 'created_at'] as const;
+
+/** One token of the organization as `listTokens` shows it, or undefined (events' `data`). */
+export async function readToken(db: Kysely<Database>, orgId: string, tokenId: string): Promise<Token | undefined> {
+  const row = await db.selectFrom('tokens').select(tokenColumns).where('org_id', '=', orgId).where('id', '=', tokenId).executeTakeFirst();
+  return row && presentToken(row);
+}
 
 export function presentToken(row: TokenRow): Token {
   return {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { unauthorized } from '../domain/authenticate.js';
 import type { Principal, Scope } from '../domain/context.js';
+import { faceOfUserAgent } from '../domain/faces.js';
 import { execute, type Runtime } from '../operations/execute.js';
 import { validationFailed } from '../domain/errors.js';
 import { requireScope } from '../domain/permissions.js';
@@ -27,6 +28,12 @@ function idempotencyKey(request: FastifyRequest): string | undefined {
 export function principalOf(request: FastifyRequest): Principal {
   if (request.principal) return request.principal;
   throw request.authError ?? unauthorized();
+}
+
+/** The caller of a `/v1` route, with the face it came through (its events' `actor.face`). */
+export function callerOf(request: FastifyRequest): Principal {
+  const principal = principalOf(request);
+  return principal.sessionId !== undefined ? principal : { ...principal, face: faceOfUserAgent(request.headers['user-agent']) };
 }
 
 /**
@@ -57,7 +64,7 @@ export function registerOperationRoutes(app: FastifyInstance, ops: readonly Oper
       // Fastify reads no body for GET, so a read skips the hook.
       ...(op.method === 'GET' ? {} : { preParsing: refuseBeforeBody(op) }),
       handler: async (request, reply) => {
-        const principal = principalOf(request);
+        const principal = callerOf(request);
         const input = validateInput(op, { path: request.params, query: request.query, body: request.body });
         const key = op.readOnly ? undefined : idempotencyKey(request);
         const outcome = await execute(rt, op, principal, input, key);

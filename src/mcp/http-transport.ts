@@ -103,7 +103,7 @@ export async function mcpHttpTransport(app: FastifyInstance, opts: McpHttpOption
       return payload;
     },
     handler: async (request, reply) => {
-      const principal = principalOf(request);
+      const principal: Principal = { ...principalOf(request), face: 'mcp' };
       const body = request.body;
       if (body === NOT_JSON) return sendJsonRpc(reply, 400, unreadable(PARSE_ERROR, 'Parse error: the body is not valid JSON.'));
       if (Array.isArray(body) && body.length === 0) return sendJsonRpc(reply, 400, unreadable(INVALID_REQUEST, 'Invalid Request: a batch needs at least one message.'));

@@ -7,6 +7,7 @@ import { requestFor } from '../cli/operation-request.js';
 import { cliErrorOf } from '../cli/run-operation.js';
 import type { Caller } from '../domain/callable.js';
 import { validationFailed, type FieldError } from '../domain/errors.js';
+import { MCP_PRODUCT } from '../domain/faces.js';
 import { newRequestId } from '../http/request-id.js';
 import type { OperationEntry } from '../operations/manifest.js';
 import { VERSION } from '../version.js';
@@ -40,7 +41,7 @@ export async function runStdioServer(): Promise<void> {
   let client: ApiClient;
   let offered: OfferedTools;
   try {
-    client = new ApiClient(mcpTarget(), { retryRateLimited: false });
+    client = new ApiClient(mcpTarget(), { retryRateLimited: false, product: MCP_PRODUCT });
     offered = offeredTools((await loadManifest()).operations, mcpToolChoice());
   } catch (err) {
     exitWith(err);

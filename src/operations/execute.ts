@@ -12,6 +12,7 @@ import { slackProfileZone } from '../domain/time-zone.js';
 import { resolveDueDates } from '../domain/todo-due.js';
 import type { Operation } from './operation.js';
 import { writeTransaction } from './write-transaction.js';
+import { recordingRefusals, withEvents } from './event-recording.js';
 
 export interface Runtime {
   db: Kysely<Database>;
@@ -72,19 +73,21 @@ export async function execute(
     refuseReader(op, caller);
     return executeOutsideTransaction(rt, op, ctx(rt.db, caller), input, slot);
   }
-  return writeTransaction(rt, async (trx, scope) => {
+  // Events (contract §10): recorded by `withEvents` in the write's transaction; a refusal worth recording, after its rollback.
+  const write = () => writeTransaction(rt, async (trx, scope) => {
     const caller = await confirmCaller(trx, principal, rt.clock());
     refuseReader(op, caller);
     if (slot) {
       const stored = await claimKey(trx, slot);
       if (stored) return { ...stored, replayed: true };
     }
-    const result = await op.run(ctx(trx, caller), input);
+    const result = await withEvents(ctx(trx, caller), op, input, () => op.run(ctx(trx, caller), input));
     const response = { status: op.status, body: serialize(result) };
     if (slot) await recordKey(trx, slot, response);
     if (op.changesAuth) await scope.authChanged();
     return { ...response, replayed: false };
   });
+  return recordingRefusals(rt, op, (db) => ctx(db), input, write);
 }
 
 /**

@@ -36,7 +36,7 @@ export const webhooks: SqlMigration = {
       id text primary key,
       webhook_id text not null references webhooks(id) on delete cascade,
       event_id text not null,
-      event_seq bigint not null,
+      event_seq bigint not null references events(seq) on delete cascade,
       attempt integer not null,
       position bigint not null,
       status text not null check (status in ('pending', 'sending', 'succeeded', 'failed')),
@@ -51,6 +51,7 @@ export const webhooks: SqlMigration = {
     `create index webhook_deliveries_listed on webhook_deliveries (webhook_id, created_at desc, id desc)`,
     // The open attempts: what a worker claims (due ones) and what must go first (earlier positions).
     `create index webhook_deliveries_open on webhook_deliveries (webhook_id, position) where status in ('pending', 'sending')`,
+    `create index webhook_deliveries_event on webhook_deliveries (event_seq)`,
     `create index webhook_deliveries_due on webhook_deliveries (next_attempt_at) where status in ('pending', 'sending')`,
   ],
 };

@@ -1,0 +1,142 @@
+import { findBoard } from './boards.js';
+import { findCard } from './card-refs.js';
+import { getCard } from './cards.js';
+import type { Ctx } from './context.js';
+import { getCriterion } from './criteria.js';
+import { AppError } from './errors.js';
+import { getMember } from './members.js';
+import { getMilestoneStatus } from './milestones.js';
+import { loadSnippet, presentSnippet } from './snippets/rows.js';
+import { callerCalendar } from './todo-due.js';
+import { presentTodo, todoColumns } from './todos.js';
+import { readToken } from './tokens.js';
+
+/** What an event can be about (its `subject.type`). */
+export const SUBJECT_TYPES = ['card', 'criterion', 'comment', 'todo', 'milestone', 'snippet', 'board', 'member', 'token', 'webhook'] as const;
+export type SubjectType = (typeof SUBJECT_TYPES)[number];
+
+/** A thing a write may change, by id (or, before the write, by the ref or slug its operation takes). */
+export interface SubjectKey {
+  type: SubjectType;
+  id: string;
+}
+
+/**
+ * Who may read events about a thing: `org` every member with read; `owner` only `memberId`
+ * (a todo's owner, a private snippet's author); `admins` owners and admins, and `memberId`
+ * itself (a token's member, a member record's member). Contract §10, Details.
+ */
+export type Audience = 'org' | 'owner' | 'admins';
+
+/** A thing as its own read operation answers it, with what an event about it records beside. */
+export interface Snapshot {
+  data: Record<string, unknown>;
+  /** The card's ref for cards, criteria and comments, the milestone's ref for milestones; else null. */
+  ref: string | null;
+  /** The card it belongs to (a card itself, a criterion's, a mirrored todo's), for `subject=<card>`. */
+  cardId: string | null;
+  audience: Audience;
+  memberId: string | null;
+}
+
+type Reader = (ctx: Ctx, id: string) => Promise<Snapshot | undefined>;
+
+/** Undefined where the thing is not there (its reader's 404). */
+async function present<T>(read: Promise<T>): Promise<T | undefined> {
+  try {
+    return await read;
+  } catch (err) {
+    if (err instanceof AppError && err.status === 404) return undefined;
+    throw err;
+  }
+}
+
+async function cardRef(ctx: Ctx, cardId: string): Promise<string | null> {
+  const row = await ctx.db
+    .selectFrom('cards as c')
+    .innerJoin('boards as b', 'b.id', 'c.board_id')
+    .select(['b.ref_prefix', 'c.number'])
+    .where('c.org_id', '=', ctx.principal.orgId)
+    .where('c.id', '=', cardId)
+    .executeTakeFirst();
+  return row ? `${row.ref_prefix}-${row.number}` : null;
+}
+
+const orgWide = (data: object, ref: string | null = null, cardId: string | null = null): Snapshot => ({
+  data: data as Record<string, unknown>,
+  ref,
+  cardId,
+  audience: 'org',
+  memberId: null,
+});
+
+const readers: Record<SubjectType, Reader | undefined> = {
+  async card(ctx, key) {
+    const card = await present(getCard(ctx, { id: key }));
+    return card && orgWide(card, card.ref, card.id);
+  },
+  async criterion(ctx, id) {
+    const criterion = await present(getCriterion(ctx.db, ctx.principal.orgId, id));
+    return criterion && orgWide(criterion, await cardRef(ctx, criterion.card_id), criterion.card_id);
+  },
+  async todo(ctx, id) {
+    // Every todo is its owner's alone (a mirrored one too), whoever changed it.
+    const { orgId, memberId } = ctx.principal;
+    const row = await ctx.db
+      .selectFrom('todos')
+      .select([...todoColumns, 'member_id'])
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('org_id', '=', orgId), eb.and([eb('org_id', 'is', null), eb('member_id', '=', memberId)])]))
+      .executeTakeFirst();
+    if (!row) return undefined;
+    return { data: presentTodo(row, await callerCalendar(ctx)), ref: null, cardId: row.card_id, audience: 'owner', memberId: row.member_id };
+  },
+  async milestone(ctx, id) {
+    const milestone = await present(getMilestoneStatus(ctx, { ref: id }));
+    return milestone && orgWide(milestone, milestone.ref);
+  },
+  async snippet(ctx, id) {
+    const row = await present(loadSnippet(ctx, id));
+    if (!row) return undefined;
+    const data = presentSnippet(ctx, row);
+    return row.visibility === 'private' ? { data, ref: null, cardId: null, audience: 'owner', memberId: row.created_by } : orgWide(data);
+  },
+  async board(ctx, id) {
+    const board = await present(findBoard(ctx.db, ctx.principal.orgId, id));
+    return board && orgWide(board);
+  },
+  async member(ctx, id) {
+    const member = await present(getMember(ctx.db, ctx.principal.orgId, id));
+    return member && { data: member, ref: null, cardId: null, audience: 'admins', memberId: member.id };
+  },
+  async token(ctx, id) {
+    const token = await readToken(ctx.db, ctx.principal.orgId, id);
+    return token && { data: token, ref: null, cardId: null, audience: 'admins', memberId: token.member_id };
+  },
+  // Not in this build yet: comments (contract §11) and webhooks (their own stream of work).
+  comment: undefined,
+  webhook: undefined,
+};
+
+/** The thing as it is now in `ctx.db` (inside a write: as the write has left it so far), or undefined. */
+export async function snapshot(ctx: Ctx, key: SubjectKey): Promise<Snapshot | undefined> {
+  const read = readers[key.type];
+  if (!read) throw new Error(`no reader for ${key.type} events`);
+  return read(ctx, key.id);
+}
+
+/** The criteria of a card (id or ref), which deleting it deletes: each records its own event. */
+export async function criteriaOfCard(ctx: Ctx, cardKey: string): Promise<SubjectKey[]> {
+  const card = await present(findCard(ctx.db, ctx.principal.orgId, cardKey));
+  if (!card) return [];
+  const rows = await ctx.db.selectFrom('criteria').select('id').where('org_id', '=', ctx.principal.orgId).where('card_id', '=', card.id).orderBy('position').execute();
+  return rows.map((r) => ({ type: 'criterion', id: r.id }));
+}
+
+/** What else one change of this thing changes with it: a todo and the criterion it mirrors follow each other. */
+export function linkedTo(key: SubjectKey, thing: Snapshot): SubjectKey[] {
+  const data = thing.data;
+  if (key.type === 'todo' && typeof data.criterion_id === 'string') return [{ type: 'criterion', id: data.criterion_id }];
+  if (key.type === 'criterion' && typeof data.todo_id === 'string') return [{ type: 'todo', id: data.todo_id }];
+  return [];
+}
