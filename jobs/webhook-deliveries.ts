@@ -38,10 +38,11 @@ export async function deliverWebhooks(deps: WebhookDeps): Promise<DeliveryRun> {
     while (!deps.stopping?.()) {
       const [claim] = await claimDueDeliveries(deps.db, deps.clock(), 1);
       if (!claim) return;
+      const started = deps.clock();
       const outcome = await attempt(deps, claim);
       if (outcome.ok) run.succeeded++;
       else run.failed++;
-      await record(deps, claim, outcome);
+      await record(deps, claim, outcome, started);
     }
   };
   await Promise.all(Array.from({ length: deps.lanes ?? 8 }, lane));
@@ -67,10 +68,10 @@ async function attempt(deps: WebhookDeps, claim: ClaimedDelivery): Promise<Attem
 }
 
 /** Records the outcome, and the `webhook.disabled` event when it disabled the endpoint, in one transaction. */
-async function record(deps: WebhookDeps, claim: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
+async function record(deps: WebhookDeps, claim: ClaimedDelivery, outcome: AttemptOutcome, started: Date): Promise<void> {
   const now = deps.clock();
   const result = await deps.db.transaction().execute(async (trx) => {
-    const recorded = await recordAttempt(trx, claim, outcome, now);
+    const recorded = await recordAttempt(trx, claim, outcome, started, now);
     if (recorded.disabled) await recordWebhookDisabled(trx, claim.webhook_id, now);
     return recorded;
   });

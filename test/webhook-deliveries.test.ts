@@ -14,7 +14,6 @@ import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
 // package, the retry ladder on an injected clock, crash safety, order, and two workers.
 let t: TestServer;
 let receiver: Receiver;
-let orgId: string;
 let now = new Date('2026-03-02T09:00:00.000Z');
 const clock = () => now;
 const log = pino({ level: 'silent' });
@@ -24,7 +23,7 @@ const at = (ms: number) => new Date(now.getTime() + ms);
 beforeAll(async () => {
   receiver = await startReceiver();
   t = await startTestServer({ WEBHOOK_ALLOW_PRIVATE: '1' }, { clock });
-  orgId = (await t.api('GET', '/v1/me')).body.org.id;
+  expect((await t.api('POST', '/v1/boards', { body: { name: 'Webhooks', slug: 'wh', ref_prefix: 'WH' } })).status).toBe(201);
 });
 afterAll(async () => {
   await t?.close();
@@ -48,11 +47,12 @@ afterEach(async () => {
   now = at(24 * 3_600_000);
 });
 
-async function orgTodo(title: string): Promise<string> {
-  const res = await t.api('POST', '/v1/todos', { body: { title, org_id: orgId } });
+/** Makes a card (an event every owner and admin may see: `card.created`); returns the event's id. */
+async function card(title: string, api = t): Promise<string> {
+  const res = await api.api('POST', '/v1/cards', { body: { board: 'wh', title } });
   expect(res.status).toBe(201);
-  const events = await t.api('GET', `/v1/events?subject=${res.body.id}`);
-  return events.body.data[0].id as string;
+  const [event] = await api.database!.query<{ seq: string }>(`select seq::text from events where subject_id = $1 order by seq desc limit 1`, [res.body.id]);
+  return `evt_${event!.seq}`;
 }
 
 async function deliveries(id: string) {
@@ -63,15 +63,15 @@ describe('webhook deliveries', () => {
   it('are signed as Standard Webhooks specify: the standardwebhooks package verifies them; webhook-id is the event id', async () => {
     now = new Date();
     const hook = await webhook({});
-    const eventId = await orgTodo('verify me');
+    const eventId = await card('verify me');
     await deliverWebhooks(deps());
     expect(receiver.received).toHaveLength(1);
     const [got] = receiver.received;
     expect(got!.headers['webhook-id']).toBe(eventId);
     expect(got!.headers['content-type']).toBe('application/json');
     const payload = new Webhook(hook.secret).verify(got!.body, got!.headers) as { type: string; timestamp: string; data: { id: string; type: string } };
-    expect(payload).toMatchObject({ type: 'todo.created', data: { id: eventId, type: 'todo.created' } });
-    expect(payload.timestamp).toBe((await t.api('GET', `/v1/events?type=todo.created&limit=1`)).body.data[0].created_at);
+    expect(payload).toMatchObject({ type: 'card.created', data: { id: eventId, type: 'card.created' } });
+    expect(payload.timestamp).toBe(JSON.parse(got!.body).data.created_at);
     const [row] = await deliveries(hook.id);
     expect(row).toMatchObject({ event_id: eventId, attempt: 1, status: 'succeeded', response_status: 200, error: null, next_attempt_at: null });
     expect(row!.duration_ms).toBeGreaterThanOrEqual(0);
@@ -83,17 +83,17 @@ describe('webhook deliveries', () => {
     now = new Date();
     const hook = await webhook({});
     const rotated = (await t.api('POST', `/v1/webhooks/${hook.id}/rotate-secret`)).body;
-    await orgTodo('after rotation');
+    await card('after rotation');
     await deliverWebhooks(deps());
     const [got] = receiver.received;
     expect(() => new Webhook(hook.secret).verify(got!.body, got!.headers)).toThrow();
-    expect(new Webhook(rotated.secret).verify(got!.body, got!.headers)).toMatchObject({ type: 'todo.created' });
+    expect(new Webhook(rotated.secret).verify(got!.body, got!.headers)).toMatchObject({ type: 'card.created' });
   });
 
   it('retry after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then give up; same webhook-id every time', async () => {
     receiver.status = 500;
     const hook = await webhook({});
-    const eventId = await orgTodo('never arrives');
+    const eventId = await card('never arrives');
     const start = now.getTime();
     const times: number[] = [];
     for (let attempt = 1; attempt <= 8; attempt++) {
@@ -125,31 +125,32 @@ describe('webhook deliveries', () => {
 
   it('disables an endpoint that failed every attempt for 3 days, and records webhook.disabled (delivered to the others)', async () => {
     receiver.statusFor = (path) => (path === '/failing' ? 503 : 200);
-    const failing = await webhook({ url: `http://127.0.0.1:${receiver.port}/failing`, events: ['todo.'] });
+    const failing = await webhook({ url: `http://127.0.0.1:${receiver.port}/failing`, events: ['card.'] });
     const watcher = await webhook({ url: `http://127.0.0.1:${receiver.port}/watcher`, events: ['webhook.'] });
-    await orgTodo('first failure');
+    await card('first failure');
     await deliverWebhooks(deps());
     const since = (await t.api('GET', `/v1/webhooks/${failing.id}`)).body.failing_since;
     expect(since).toBe(now.toISOString());
     // Failing still, 2 days later: still enabled.
     now = at(2 * 24 * 3_600_000);
-    await orgTodo('two days on');
+    await card('two days on');
     await deliverWebhooks(deps());
     expect((await t.api('GET', `/v1/webhooks/${failing.id}`)).body.enabled).toBe(true);
     // 3 days after the first failure, with no success between: disabled.
     now = at(24 * 3_600_000);
-    await orgTodo('three days on');
+    await card('three days on');
     receiver.received.length = 0;
     await deliverWebhooks(deps());
     const off = (await t.api('GET', `/v1/webhooks/${failing.id}`)).body;
     expect(off).toMatchObject({ enabled: false, disabled_at: now.toISOString() });
-    const events = (await t.api('GET', '/v1/events?type=webhook.disabled')).body.data;
+    const toWatcher = receiver.received.filter((r) => r.path === '/watcher');
+    const events = toWatcher.map((r) => JSON.parse(r.body).data);
     expect(events[0]).toMatchObject({ type: 'webhook.disabled', subject: { type: 'webhook', id: failing.id }, actor: { face: 'job', agent: false }, data: { id: failing.id, enabled: false } });
     expect(JSON.stringify(events[0])).not.toContain(failing.secret);
     // The watcher hears of it.
-    const toWatcher = receiver.received.filter((r) => r.path === '/watcher');
     expect(toWatcher.map((r) => JSON.parse(r.body).type)).toEqual(['webhook.disabled']);
-    expect(new Webhook(watcher.secret).verify(toWatcher[0]!.body, toWatcher[0]!.headers)).toBeTruthy();
+    expect(toWatcher[0]!.headers['webhook-id']).toBe(events[0].id);
+    expect(watcher.id).toMatch(/^wh_/);
     // A disabled endpoint gets nothing, however due.
     const sentToFailing = receiver.received.filter((r) => r.path === '/failing').length;
     now = at(24 * 3_600_000);
@@ -160,7 +161,7 @@ describe('webhook deliveries', () => {
   it('a success ends the failure streak', async () => {
     receiver.status = 500;
     const hook = await webhook({});
-    await orgTodo('fails once');
+    await card('fails once');
     await deliverWebhooks(deps());
     expect((await t.api('GET', `/v1/webhooks/${hook.id}`)).body.failing_since).not.toBeNull();
     receiver.status = 200;
@@ -169,20 +170,26 @@ describe('webhook deliveries', () => {
     expect((await t.api('GET', `/v1/webhooks/${hook.id}`)).body.failing_since).toBeNull();
   });
 
-  it('sends what the filter names, and never a personal todo', async () => {
-    const cardsOnly = await webhook({ url: `http://127.0.0.1:${receiver.port}/cards`, events: ['card.'] });
-    const all = await webhook({ url: `http://127.0.0.1:${receiver.port}/all`, events: ['*'] });
+  it('sends what the filter names, and never a todo of a member (only its owner sees those)', async () => {
+    await webhook({ url: `http://127.0.0.1:${receiver.port}/cards`, events: ['card.'] });
+    await webhook({ url: `http://127.0.0.1:${receiver.port}/milestones`, events: ['milestone.created'] });
+    await webhook({ url: `http://127.0.0.1:${receiver.port}/all`, events: ['*'] });
     expect((await t.api('POST', '/v1/todos', { body: { title: 'dentist (personal)' } })).status).toBe(201);
-    const orgEvent = await orgTodo('team todo');
+    const cardEvent = await card('filtered');
+    const milestone = await t.api('POST', '/v1/milestones', { body: { ref: `M${Date.now() % 100000}`, name: 'Sprint' } });
+    expect(milestone.status).toBe(201);
+    const [row] = await t.database!.query<{ seq: string }>(`select seq::text from events where type = 'milestone.created' order by seq desc limit 1`);
     await deliverWebhooks(deps());
-    expect(receiver.received.filter((r) => r.path === '/cards')).toEqual([]);
-    expect(receiver.received.filter((r) => r.path === '/all').map((r) => r.headers['webhook-id'])).toEqual([orgEvent]);
-    expect(cardsOnly.id).not.toBe(all.id);
+    const to = (path: string) => receiver.received.filter((r) => r.path === path).map((r) => r.headers['webhook-id']);
+    expect(to('/cards')).toEqual([cardEvent]);
+    expect(to('/milestones')).toEqual([`evt_${row!.seq}`]);
+    expect(to('/all')).toEqual([cardEvent, `evt_${row!.seq}`]);
+    expect(receiver.received.some((r) => JSON.parse(r.body).type.startsWith('todo.'))).toBe(false);
   });
 
   it('a worker that died mid-delivery leaves the attempt to be sent again once its lease ends: never lost', async () => {
     const hook = await webhook({});
-    const eventId = await orgTodo('crash');
+    const eventId = await card('crash');
     // A worker claims the attempt and dies before it records anything (as a killed process does).
     const [claimed] = await claimDueDeliveries(t.server.db.db, now, 1);
     expect(claimed!.event_id).toBe(eventId);
@@ -205,7 +212,7 @@ describe('webhook deliveries', () => {
     const ids: string[] = [];
     try {
       for (let i = 0; i < 4; i++) {
-        ids.push(await orgTodo(`while down ${i}`));
+        ids.push(await card(`while down ${i}`));
         await deliverWebhooks(deps());
         now = at(1_000);
       }
@@ -214,14 +221,14 @@ describe('webhook deliveries', () => {
     }
     // The first event's retry is due 5 s after it failed; the others waited behind it.
     now = at(RETRY_DELAYS_MS[0]);
-    ids.push(await orgTodo('after up'));
+    ids.push(await card('after up'));
     await deliverWebhooks(deps());
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual(ids);
   });
 
   it('redeliver: 202 with the new delivery, which sends the same webhook-id again', async () => {
     const hook = await webhook({});
-    const eventId = await orgTodo('again');
+    const eventId = await card('again');
     await deliverWebhooks(deps());
     const [first] = await deliveries(hook.id);
     const res = await t.api('POST', `/v1/webhooks/${hook.id}/deliveries/${first!.id}/redeliver`);
@@ -242,7 +249,7 @@ describe('webhook deliveries', () => {
       await webhook({ url: `http://127.0.0.1:${receiver.port}/b` });
       await webhook({ url: `http://127.0.0.1:${receiver.port}/c` });
       const ids: string[] = [];
-      for (let i = 0; i < 10; i++) ids.push(await orgTodo(`busy ${i}`));
+      for (let i = 0; i < 10; i++) ids.push(await card(`busy ${i}`));
       await Promise.all([deliverWebhooks(deps({ lanes: 3 })), deliverWebhooks(deps({ db: second.db, lanes: 3 }))]);
       for (const path of ['/a', '/b', '/c']) {
         const got = receiver.received.filter((r) => r.path === path).map((r) => r.headers['webhook-id']);
@@ -258,7 +265,7 @@ describe('webhook deliveries', () => {
     await webhook({});
     const runner = await startWebhookDeliveries(deps(), { redisUrl: undefined, prefix: 'unused', everyMs: 100 });
     try {
-      const eventId = await orgTodo('by the runner');
+      const eventId = await card('by the runner');
       await waitFor('the runner to deliver', () => receiver.received.some((r) => r.headers['webhook-id'] === eventId));
     } finally {
       await runner.close();
@@ -270,7 +277,7 @@ describe('webhook deliveries: the SSRF guard on every attempt', () => {
   it("connects to the address it resolved and checked, with the URL's own host name", async () => {
     // The system resolver knows no such name: only a connection to the pinned address reaches the receiver.
     await webhook({ url: `http://pinned.example.test:${receiver.port}/pinned` });
-    const eventId = await orgTodo('pinned');
+    const eventId = await card('pinned');
     await deliverWebhooks(deps({ policy: { allowPrivate: true, lookup: async () => [{ address: '127.0.0.1', family: 4 }] } }));
     expect(receiver.received.map((r) => [r.path, r.headers.host, r.headers['webhook-id']])).toEqual([['/pinned', `pinned.example.test:${receiver.port}`, eventId]]);
   });
@@ -280,14 +287,14 @@ describe('webhook deliveries: the SSRF guard on every attempt', () => {
     const lookup = async (host: string): Promise<ResolvedAddress[]> => [{ address: answers[host]!, family: 4 }];
     const guarded = await startTestServer({}, { clock, webhooks: { lookup } });
     try {
+      expect((await guarded.api('POST', '/v1/boards', { body: { name: 'Webhooks', slug: 'wh', ref_prefix: 'WH' } })).status).toBe(201);
       const made = await guarded.api('POST', '/v1/webhooks', { body: { url: `http://rebind.example.test:${receiver.port}/hook`, events: ['*'] } });
       expect(made.status).toBe(201);
       answers['rebind.example.test'] = '127.0.0.1';
-      const org = (await guarded.api('GET', '/v1/me')).body.org.id;
-      expect((await guarded.api('POST', '/v1/todos', { body: { title: 'rebound', org_id: org } })).status).toBe(201);
+      await card('rebound', guarded);
       await deliverWebhooks({ db: guarded.server.db.db, clock, log, policy: { allowPrivate: false, lookup }, timeoutMs: 2_000 });
       expect(receiver.received).toHaveLength(0);
-      const [row] = (await guarded.api('GET', `/v1/webhooks/${made.body.id}/deliveries`)).body.data;
+      const [, row] = (await guarded.api('GET', `/v1/webhooks/${made.body.id}/deliveries`)).body.data;
       expect(row).toMatchObject({ status: 'failed', response_status: null });
       expect(row.error).toMatch(/private, loopback or link-local/);
     } finally {

@@ -8,6 +8,7 @@ import { newId } from './ids.js';
 import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from './pagination.js';
 import { requireConfigWrite } from './permissions.js';
 import { toIso } from './time.js';
+import { laterThanAll } from './webhook-outbox.js';
 import { findWebhook } from './webhooks.js';
 
 export const DELIVERY_STATUSES = ['pending', 'sending', 'succeeded', 'failed'] as const satisfies readonly WebhookDeliveryStatus[];
@@ -96,7 +97,7 @@ export async function redeliverWebhookEvent(ctx: Ctx, input: z.infer<typeof rede
       position: sql<string>`nextval('webhook_delivery_positions')`,
       status: 'pending',
       next_attempt_at: now,
-      created_at: now,
+      created_at: laterThanAll(hook.id, now),
       updated_at: now,
     })
     .returning(deliveryColumns)

@@ -110,9 +110,10 @@ export interface Recorded {
  * Records an attempt's outcome, in one transaction with what follows from it: on success the
  * endpoint's failure streak ends; on failure the next attempt is queued at its time on the
  * ladder (or the delivery is given up after the last), and an endpoint that has failed every
- * attempt since 3 days or more is disabled. Only the lease's holder records.
+ * attempt since 3 days or more is disabled (a streak starts when its first failed attempt
+ * `started`). Only the lease's holder records.
  */
-export async function recordAttempt(trx: Kysely<Database>, claim: ClaimedDelivery, outcome: AttemptOutcome, now: Date): Promise<Recorded> {
+export async function recordAttempt(trx: Kysely<Database>, claim: ClaimedDelivery, outcome: AttemptOutcome, started: Date, now: Date): Promise<Recorded> {
   const at = now.toISOString();
   const delay = RETRY_DELAYS_MS[claim.attempt - 1];
   const next = !outcome.ok && delay !== undefined ? new Date(now.getTime() + delay).toISOString() : null;
@@ -148,15 +149,14 @@ export async function recordAttempt(trx: Kysely<Database>, claim: ClaimedDeliver
         position: claim.position,
         status: 'pending',
         next_attempt_at: next,
-        created_at: at,
+        created_at: laterThanAll(claim.webhook_id, at),
         updated_at: at,
       })
       .execute();
   }
-  const started = new Date(now.getTime() - outcome.durationMs).toISOString();
   const hook = await trx
     .updateTable('webhooks')
-    .set({ failing_since: sql<string>`coalesce(failing_since, ${started}::timestamptz)` })
+    .set({ failing_since: sql<string>`coalesce(failing_since, ${started.toISOString()}::timestamptz)` })
     .where('id', '=', claim.webhook_id)
     .returning(['enabled', sql<string>`failing_since::text`.as('failing_since')])
     .executeTakeFirst();
@@ -164,4 +164,13 @@ export async function recordAttempt(trx: Kysely<Database>, claim: ClaimedDeliver
   if (now.getTime() - Date.parse(toIso(hook.failing_since)) < DISABLE_AFTER_MS) return { recorded: true, disabled: false };
   await trx.updateTable('webhooks').set({ enabled: false, disabled_at: at, updated_at: at }).where('id', '=', claim.webhook_id).execute();
   return { recorded: true, disabled: true };
+}
+
+/**
+ * `at`, or just after the newest delivery row of the webhook when that is not earlier: a
+ * webhook's attempts list newest first by `created_at`, and a retry or redelivery made at the
+ * same instant as the attempt before it (a clock that stands still) still lists above it.
+ */
+export function laterThanAll(webhookId: string, at: string) {
+  return sql<string>`greatest(${at}::timestamptz, (select max(created_at) + interval '1 microsecond' from webhook_deliveries where webhook_id = ${webhookId}))`;
 }
