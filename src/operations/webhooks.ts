@@ -47,7 +47,6 @@ export const webhookOperations = [
     status: 201,
     shownOnce: 'secret',
     noStore: true,
-    openWorld: true,
     run: (ctx, input) => createWebhook(ctx, input),
   }),
   defineOperation({
@@ -72,7 +71,6 @@ export const webhookOperations = [
     body: updateWebhookInput.omit({ id: true }),
     output: webhookSchema,
     idempotent: true,
-    openWorld: true,
     run: (ctx, input) => updateWebhook(ctx, input),
   }),
   defineOperation({
@@ -121,7 +119,6 @@ export const webhookOperations = [
     params: redeliverWebhookEventInput,
     output: webhookDeliverySchema,
     status: 202,
-    openWorld: true,
     run: (ctx, input) => redeliverWebhookEvent(ctx, input),
   }),
 ];
