@@ -86,6 +86,11 @@ const READS: [string, string][] = [
   ['listMilestones', '/v1/milestones?limit=1'],
   ['getMilestoneStatus', '/v1/milestones/M1/status'],
   ['getMilestoneStatus', '/v1/milestones/ship-2.0/status'],
+  ['listWebhooks', '/v1/webhooks'],
+  ['listWebhooks', '/v1/webhooks?limit=1'],
+  ['getWebhook', '/v1/webhooks/wh_a'],
+  ['listWebhookDeliveries', '/v1/webhooks/wh_a/deliveries'],
+  ['listWebhookDeliveries', '/v1/webhooks/wh_a/deliveries?limit=2'],
 ];
 
 async function answers(): Promise<Record<string, string>> {
