@@ -167,6 +167,11 @@ function readRequests(first: (path: string) => Promise<{ next_cursor?: string; d
       ['listMilestones', '/v1/milestones'],
       ['listMilestones', await next('/v1/milestones')],
       ['getMilestoneStatus', '/v1/milestones/M5/status'],
+      ['listWebhooks', '/v1/webhooks'],
+      ['listWebhooks', await next('/v1/webhooks?limit=2')],
+      ['getWebhook', '/v1/webhooks/wh_p5'],
+      ['listWebhookDeliveries', '/v1/webhooks/wh_p5/deliveries'],
+      ['listWebhookDeliveries', await next('/v1/webhooks/wh_p5/deliveries?limit=2')],
     ];
   };
 }
