@@ -98,13 +98,17 @@ describe('webhooks: management', () => {
   });
 
   it('is for owners and admins with config:write: members and viewers 403, listing too; agent tokens as their role allows', async () => {
-    const member = await tokenFor('member', ['read', 'write']);
-    const viewer = await tokenFor('viewer', ['read']);
+    // Their tokens even hold config:write: the role is what refuses them.
+    const member = await tokenFor('member', ['read', 'write', 'config:write']);
+    const viewer = await tokenFor('viewer', ['read', 'config:write']);
     const admin = await tokenFor('admin', ['read', 'write', 'config:write']);
     const adminWithoutConfig = await tokenFor('admin', ['read', 'write']);
     const made = (await t.api('POST', '/v1/webhooks', { body: { url: 'https://hooks.example.test/p', events: ['*'] } })).body;
     for (const token of [member, viewer]) {
-      expect((await t.api('GET', '/v1/webhooks', { token })).status).toBe(403);
+      const listed = await t.api('GET', '/v1/webhooks', { token });
+      expect(listed.status).toBe(403);
+      expect(listed.body.code).toBe('forbidden_role');
+      expect((await t.api('GET', `/v1/webhooks/${made.id}`, { token })).status).toBe(403);
       expect((await t.api('GET', `/v1/webhooks/${made.id}/deliveries`, { token })).status).toBe(403);
       expect((await t.api('POST', '/v1/webhooks', { token, body: { url: 'https://hooks.example.test/m', events: ['*'] } })).status).toBe(403);
       expect((await t.api('DELETE', `/v1/webhooks/${made.id}`, { token })).status).toBe(403);
