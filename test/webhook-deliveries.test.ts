@@ -6,6 +6,8 @@ import { connect, type DbHandle } from '../src/db/connect.js';
 import type { ResolvedAddress } from '../src/domain/webhook-addresses.js';
 import { claimDueDeliveries, LEASE_MS } from '../src/domain/webhook-outbox.js';
 import { startWebhookDeliveries } from '../src/queue/webhook-runner.js';
+import { Redis } from 'ioredis';
+import { startPrivateRedis } from './helpers/redis.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
@@ -167,7 +169,7 @@ describe('webhook deliveries', () => {
     await deliverWebhooks(deps());
     expect((await t.api('GET', `/v1/webhooks/${hook.id}`)).body.failing_since).not.toBeNull();
     receiver.status = 200;
-    now = at(LADDER[0]);
+    now = at(LADDER[0]!);
     await deliverWebhooks(deps());
     expect((await t.api('GET', `/v1/webhooks/${hook.id}`)).body.failing_since).toBeNull();
   });
@@ -222,7 +224,7 @@ describe('webhook deliveries', () => {
       await receiver.up();
     }
     // The first event's retry is due 5 s after it failed; the others waited behind it.
-    now = at(LADDER[0]);
+    now = at(LADDER[0]!);
     ids.push(await card('after up'));
     await deliverWebhooks(deps());
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual(ids);
@@ -271,6 +273,29 @@ describe('webhook deliveries', () => {
       await waitFor('the runner to deliver', () => receiver.received.some((r) => r.headers['webhook-id'] === eventId));
     } finally {
       await runner.close();
+    }
+  });
+});
+
+describe('webhook deliveries on BullMQ', () => {
+  it('sends through the queue, and a Redis that lost everything (FLUSHALL) loses no delivery', async () => {
+    now = new Date();
+    await webhook({});
+    const redis = await startPrivateRedis();
+    const runner = await startWebhookDeliveries(deps(), { redisUrl: redis.url, prefix: 'tack:test:webhooks', everyMs: 200, reupsertMs: 300 });
+    const client = new Redis(redis.url);
+    try {
+      expect(runner.mode).toBe('bullmq');
+      const first = await card('through BullMQ');
+      await waitFor('the first delivery', () => receiver.received.some((r) => r.headers['webhook-id'] === first));
+      await client.flushall();
+      const second = await card('after the flush');
+      await waitFor('the delivery after the flush', () => receiver.received.some((r) => r.headers['webhook-id'] === second));
+      expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([first, second]);
+    } finally {
+      client.disconnect();
+      await runner.close();
+      await redis.stop();
     }
   });
 });

@@ -16,6 +16,8 @@ export interface WebhookRunnerOptions {
   redisUrl: string | undefined;
   prefix: string;
   everyMs?: number;
+  /** How often the scheduler is upserted again, in case Redis lost it (default 30 s). */
+  reupsertMs?: number;
 }
 
 /**
@@ -63,9 +65,14 @@ export async function startWebhookDeliveries(deps: WebhookDeps, options: Webhook
     queue
       .upsertJobScheduler(QUEUE, { every: everyMs }, { name: QUEUE, data: {}, opts: { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } })
       .catch((err: Error) => log.warn({ err: err.message }, 'webhooks: could not upsert the job scheduler; will retry on reconnect'));
-  // On every (re)connect: a Redis that lost its data gets the scheduler back.
+  // On every (re)connect, and every half minute: a Redis that lost its data (a restart, a
+  // FLUSHALL) gets the scheduler back, and the attempts that waited in Postgres go out then.
   connections[0]!.on('ready', () => void upsert());
   if (connections[0]!.status === 'ready') await upsert();
+  const reupsert = setInterval(() => {
+    if (connections[0]!.status === 'ready') void upsert();
+  }, options.reupsertMs ?? 30_000);
+  reupsert.unref();
   const worker = new Worker(QUEUE, sweep, { connection: connections[1]!, prefix: options.prefix, concurrency: 1, runRetryDelay: 2_000 });
   worker.on('error', (err) => log.debug({ err: err.message }, 'webhooks: worker error'));
   let closing: Promise<void> | undefined;
@@ -74,6 +81,7 @@ export async function startWebhookDeliveries(deps: WebhookDeps, options: Webhook
     close() {
       closing ??= (async () => {
         stopping = true;
+        clearInterval(reupsert);
         const down = () => connections.some((c) => c.status !== 'ready');
         await (down() ? worker.close(true) : worker.close()).catch(() => {});
         await queue.close().catch(() => {});
