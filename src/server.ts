@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { ConfigError, type Config } from './config.js';
 import { authNotifications, type ListenTiming } from './db/auth-notifications.js';
 import { connect, type DbHandle } from './db/connect.js';
+import { listenForEvents } from './db/event-notifications.js';
 import { migrateToLatest } from './db/migrate.js';
 import { bootstrap, ownerLinkLimits } from './domain/bootstrap.js';
 import { pruneEvents } from './domain/events.js';
@@ -45,6 +46,8 @@ export interface ServerOptions {
   webDir?: string;
   /** How the connection listening for auth changes is watched (tests shorten it; default `LISTEN_TIMING`). */
   listenTiming?: ListenTiming;
+  /** How long an event stream may be silent before its comment line (15 s; tests shorten it). */
+  streamKeepAliveMs?: number;
   /**
    * Webhook deliveries in this process (on BullMQ with REDIS_URL, else a timer); by default
    * wherever the jobs run. `lookup` resolves webhook hosts (tests answer for names).
@@ -65,6 +68,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const jobsDb = db.pool ? await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: JOBS_POOL_SIZE, timeouts: config.database.jobs }) : db;
   let redis: Redis | undefined;
   let notifications: ReturnType<typeof authNotifications> | undefined;
+  let eventNotifications: { stop: () => Promise<void> } | undefined;
   let jobs: JobsHandle | undefined;
   let webhooks: JobsHandle | undefined;
   /** Everything below the HTTP app, in the order it must stop: on close, or when start-up fails. */
@@ -72,6 +76,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     await jobs?.close();
     await webhooks?.close();
     await notifications?.stop();
+    await eventNotifications?.stop();
     redis?.disconnect();
     if (jobsDb !== db) await jobsDb.close();
     await db.close();
@@ -96,11 +101,13 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       clock: options.clock,
       jobs: jobRunner(jobDeps),
       webDir: options.webDir,
+      streamKeepAliveMs: options.streamKeepAliveMs,
       webhookLookup: options.webhooks ? options.webhooks.lookup : undefined,
     });
     if (db.pool) {
       notifications = authNotifications(db.pool, built.authCache, log, options.listenTiming);
     }
+    eventNotifications = await listenForEvents(db, () => built.feed.poke(), log, options.listenTiming);
     // Fastify's own line is the one that says where the server listens (per address for 0.0.0.0).
     await built.app.listen({ port: config.port, host: config.host, listenTextResolver: (address) => `listening on ${address}` });
     const prune = setInterval(() => {

@@ -86,6 +86,8 @@ const READS: [string, string][] = [
   ['listMilestones', '/v1/milestones?limit=1'],
   ['getMilestoneStatus', '/v1/milestones/M1/status'],
   ['getMilestoneStatus', '/v1/milestones/ship-2.0/status'],
+  ['listEvents', '/v1/events'],
+  ['getCardActivity', '/v1/cards/ALP-5/activity'],
   ['listWebhooks', '/v1/webhooks'],
   ['listWebhooks', '/v1/webhooks?limit=1'],
   ['getWebhook', '/v1/webhooks/wh_a'],

@@ -33,6 +33,8 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'boards get': ['tack boards get eng'],
   'boards delete': ['tack boards delete eng'],
   'boards moves': ['tack boards moves eng'],
+  'cards activity': ['tack cards activity ENG-42', 'tack cards activity ENG-42 --type card.moved,card.move_refused --all'],
+  'events list': ['tack events list --type card. --since 2026-11-01T00:00:00Z', 'tack events list --subject ENG-42 --agent true --json'],
   'cards list': ['tack cards list --board eng --status in_review', 'tack cards list --assignee me --milestone M3 --all'],
   'cards create': [
     'tack cards create --board eng --title "Fix the login redirect" --assignee-ids me --due-on tomorrow',

@@ -52,6 +52,8 @@ const NAMED: Record<string, readonly string[]> = {
   createSigninLink: ['members', 'signin-link'],
   listSessions: ['sessions', 'list'],
   deleteSession: ['sessions', 'end'],
+  listEvents: ['events', 'list'],
+  getCardActivity: ['cards', 'activity'],
   listWebhooks: ['webhooks', 'list'],
   createWebhook: ['webhooks', 'create'],
   getWebhook: ['webhooks', 'get'],
@@ -105,6 +107,7 @@ export const GROUP_DESCRIPTIONS: Record<string, string> = {
   milestones: 'sprints and deadlines',
   jobs: 'background jobs',
   sessions: 'your web app sessions',
+  events: 'what changed, who changed it and how (history and a live stream)',
 };
 
 /**
@@ -122,6 +125,7 @@ export const GROUP_ALIASES: Record<string, string[]> = {
   milestones: ['milestone'],
   jobs: ['job'],
   sessions: ['session'],
+  events: ['event'],
 };
 
 /**

@@ -19,6 +19,12 @@ export interface DbHandle {
    * (migrations: building an index may take minutes); on PGlite, on `db` itself.
    */
   unbounded<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  /**
+   * PGlite only (a server's pool LISTENs on a connection of its own, see pg-listener.ts):
+   * calls `onNotify` for each NOTIFY on `channel`. Called before any other work, since PGlite
+   * has one session, which a transaction under way would take the LISTEN into.
+   */
+  listen?(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -143,6 +149,7 @@ async function connectPglite(dataDir: string): Promise<DbHandle> {
         await sql`select 1`.execute(db);
       },
       unbounded: (fn) => fn(db),
+      listen: (channel, onNotify) => lite.listen(channel, onNotify),
       async close() {
         try {
           await db.destroy();

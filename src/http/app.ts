@@ -29,6 +29,8 @@ import { MemoryRateLimiter, RedisRateLimiter, RefusalLog, rateLimited, rateLimit
 import { lazyChildLogger } from './request-logger.js';
 import { requestPath } from './request-path.js';
 import { registerOperationRoutes } from './routes.js';
+import { registerEventStream } from './event-stream.js';
+import { EventFeed } from '../domain/event-feed.js';
 import { routeMethods } from './route-methods.js';
 import { authenticateCookie } from './cookie-auth.js';
 import { secureCookies } from './session-cookie.js';
@@ -47,6 +49,8 @@ export interface AppDeps {
   jobs?: JobRunner;
   /** The web app's build (default: `dist/web` of this checkout). */
   webDir?: string;
+  /** How long an event stream may be silent before its comment line (`KEEP_ALIVE_MS`). */
+  streamKeepAliveMs?: number;
   /** Resolves webhook hosts for the SSRF guard (tests answer for names; default: the system's resolver). */
   webhookLookup?: HostLookup;
 }
@@ -55,6 +59,8 @@ export interface App {
   app: FastifyInstance;
   authCache: AuthCache;
   runtime: Runtime;
+  /** The process's one reader of new events, for the open streams: told of commits by `listenForEvents`. */
+  feed: EventFeed;
 }
 
 // JSON bodies may carry a snippet of up to 1 MiB, escaped; the domain enforces the real limits.
@@ -276,6 +282,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerOpenApi(app, operations, () => runtime.appUrl!);
   registerHealth(app, deps);
   registerOperationRoutes(app, operations, runtime);
+  const feed = new EventFeed(deps.db, deps.log);
+  registerEventStream(app, { runtime, feed, keepAliveMs: deps.streamKeepAliveMs });
+  // Streams end as the drain starts: their clients reconnect (Last-Event-ID) to another process.
+  app.addHook('preClose', async () => feed.close());
   registerPublicLinks(app, { db: deps.db, publicBaseUrl: deps.config.publicBaseUrl });
   await registerSlack(app, { config: deps.config, runtime, log: deps.log });
   await app.register(mcpHttpTransport, {
@@ -291,5 +301,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     await signinRoutes(web, { db: deps.db, clock, appUrl: () => runtime.appUrl!, secureCookies: secure, authCache });
     await slackConnectRoutes(web, { config: deps.config, runtime, authCache });
   });
-  return { app, authCache, runtime };
+  return { app, authCache, runtime, feed };
 }

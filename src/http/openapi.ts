@@ -23,6 +23,7 @@ const TAGS: Record<Group, { description: string; noun: string }> = {
   milestones: { description: 'Sprints and deadlines, with the counts of their cards and criteria.', noun: 'milestone' },
   jobs: { description: 'Background jobs (due-todo reminders, milestone summaries), run on demand.', noun: 'job run' },
   sessions: { description: "The caller's web app sessions (signed in with a one-time link); ending one signs that browser out.", noun: 'session' },
+  events: { description: 'What changed, who changed it (a person or an agent) and through which face; kept 90 days, also as a live stream.', noun: 'event' },
   webhooks: { description: 'Endpoints that receive events, signed (Standard Webhooks) and retried, and their delivery attempts.', noun: 'webhook' },
 };
 

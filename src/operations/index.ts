@@ -7,6 +7,7 @@ import { todoOperations } from './todos.js';
 import { milestoneOperations } from './milestones.js';
 import { jobOperations } from './jobs.js';
 import { sessionOperations } from './sessions.js';
+import { eventOperations } from './events.js';
 import { webhookOperations } from './webhooks.js';
 
 const table = [
@@ -18,6 +19,7 @@ const table = [
   ...milestoneOperations,
   ...jobOperations,
   ...sessionOperations,
+  ...eventOperations,
   ...webhookOperations,
 ];
 

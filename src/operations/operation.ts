@@ -24,7 +24,7 @@ export interface OperationSpec<P extends Obj, Q extends Obj, B extends Obj, O ex
   name: string;
   summary: string;
   /** Resource group, for OpenAPI tags and CLI grouping. */
-  group: 'me' | 'members' | 'tokens' | 'snippets' | 'boards' | 'cards' | 'criteria' | 'todos' | 'milestones' | 'jobs' | 'sessions' | 'webhooks';
+  group: 'me' | 'members' | 'tokens' | 'snippets' | 'boards' | 'cards' | 'criteria' | 'todos' | 'milestones' | 'jobs' | 'sessions' | 'events' | 'webhooks';
   method: HttpMethod;
   /** Path under /v1 in OpenAPI style: `/snippets/{id}`. */
   path: string;

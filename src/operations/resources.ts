@@ -3,6 +3,7 @@ import { boardSchema } from '../domain/boards.js';
 import { cardMovesSchema } from '../domain/card-moves.js';
 import { cardSchema } from '../domain/cards.js';
 import { criterionSchema } from '../domain/criteria.js';
+import { eventSchema } from '../domain/events.js';
 import { jobResultSchema } from '../domain/jobs.js';
 import { meSchema } from '../domain/me.js';
 import { listedMemberSchema, memberSchema, orgSchema } from '../domain/members.js';
@@ -44,6 +45,7 @@ const NAMES: [z.ZodType, string][] = [
   [jobResultSchema, 'JobResult'],
   [sessionSchema, 'Session'],
   [signinLinkSchema, 'SigninLink'],
+  [eventSchema, 'Event'],
   [webhookSchema, 'Webhook'],
   [createdWebhookSchema, 'CreatedWebhook'],
   [webhookDeliverySchema, 'WebhookDelivery'],

@@ -87,17 +87,26 @@ export async function seedForOutput(database: TestDatabase, tokenHash: string): 
      select 'link' || lpad(g::text, 40, '0'), 'snp_' || lpad(g::text, 3, '0'), 'org_out', null from generate_series(1, 30) g where g % 10 <> 0
      union all select 'old' || lpad(g::text, 40, '0'), 'snp_' || lpad(g::text, 3, '0'), 'org_out', ${t0} from generate_series(1, 30) g where g % 3 = 0`,
   );
+  await q(
+    `insert into events (org_id, type, created_at, actor_member_id, actor_name, actor_agent, face, subject_type, subject_id, subject_ref, card_id, audience, member_id, changes, data)
+     select 'org_out', (array['card.created','card.moved','criterion.updated','todo.completed','token.created','card.move_refused'])[1 + g % 6],
+            ${t0} + make_interval(secs => g * 0.5 + 0.000001), case when g % 4 = 0 then 'mem_b' else 'mem_owner' end,
+            case when g % 4 = 0 then ${odd} else 'Owner Ö' end, g % 4 = 0, (array['web','slack','mcp','cli','api','job'])[1 + g % 6],
+            (array['card','card','criterion','todo','token','card'])[1 + g % 6],
+            (array['crd_005','crd_005','crit_5_1','todo_004','tok_agent','crd_005'])[1 + g % 6],
+            case when g % 6 in (0, 1, 2, 5) then 'ALP-5' end, case when g % 6 in (0, 1, 2, 5) then 'crd_005' end,
+            case g % 6 when 3 then 'owner' when 4 then 'admins' else 'org' end, case g % 6 when 3 then 'mem_owner' when 4 then 'mem_b' end,
+            case when g % 6 = 1 then '{"workflow_status": ["backlog", "in_progress"]}'::jsonb else '{}'::jsonb end,
+            jsonb_build_object('id', 'x' || g, 'title', ${odd})
+     from generate_series(1, 12) g`,
+  );
   // Webhooks and their attempts (migration 0020), each attempt of an event of the organization.
   await q(
     `insert into webhooks (id, org_id, url, events, description, enabled, secret, created_by, created_at, updated_at, disabled_at, failing_since) values
      ('wh_a', 'org_out', 'https://hooks.example.com/tack?x="1"', '{card.,todo.completed}', ${odd}, true, 'whsec_AAAA', 'mem_owner', ${t0}, ${t0}, null, ${t0} + interval '1.000001 seconds'),
      ('wh_b', 'org_out', 'https://other.example.com/', '{*}', null, false, 'whsec_BBBB', 'mem_owner', ${t0} + interval '0.5 seconds', ${t0}, ${t0} + interval '3 days', null)`,
   );
-  const seqs = await q(
-    `insert into events (org_id, type, created_at, actor_member_id, actor_name, actor_agent, face, subject_type, subject_id, subject_ref, card_id, audience, member_id, changes, data)
-     select 'org_out', 'card.created', ${t0} + make_interval(secs => g), 'mem_owner', 'Owner Ö', false, 'api', 'card', 'crd_00' || g, 'ALP-' || g, 'crd_00' || g, 'org', null, '{}', null
-     from generate_series(1, 3) g returning seq::text`,
-  );
+  const seqs = await q(`select seq::text from events order by seq limit 3`);
   const [e1, e2, e3] = seqs.map((r: { seq: string }) => r.seq);
   await q(
     `insert into webhook_deliveries (id, webhook_id, event_id, event_seq, attempt, position, status, response_status, duration_ms, error, next_attempt_at, lease_until, created_at, updated_at) values

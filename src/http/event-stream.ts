@@ -1,0 +1,136 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Ctx } from '../domain/context.js';
+import { eventConditions, matches, resolveFilter, type ResolvedFilter } from '../domain/event-list.js';
+import { EVENT_BATCH, eventsAfter, lastCommitted, type EventFeed } from '../domain/event-feed.js';
+import { presentEvent, seqOf, type EventRow } from '../domain/events.js';
+import { requireScope } from '../domain/permissions.js';
+import { streamEventsOp } from '../operations/events.js';
+import { validateInput } from '../operations/input-validation.js';
+import type { Runtime } from '../operations/execute.js';
+import { callerOf } from './routes.js';
+
+export const EVENT_STREAM_PATH = '/v1/events/stream';
+
+/** A comment line is sent when nothing else was for this long (contract §10). */
+export const KEEP_ALIVE_MS = 15_000;
+
+/** A client this far behind in reading is let go: it reconnects with Last-Event-ID and catches up from the table. */
+const MAX_UNREAD_BYTES = 1024 * 1024;
+
+export interface EventStreamDeps {
+  runtime: Runtime;
+  feed: EventFeed;
+  keepAliveMs?: number;
+}
+
+/** One event as Server-Sent Events lines. */
+function frame(row: EventRow): string {
+  const event = presentEvent(row);
+  return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+/**
+ * `GET /v1/events/stream` (contract §10): the caller's events as Server-Sent Events, with
+ * `listEvents`' filters and visibility, bearer token or session. With `Last-Event-ID` it first
+ * sends every later event still kept, from the table, then live ones from the process's feed
+ * (buffered meanwhile, so none is lost or repeated); an id unknown or no longer kept starts
+ * with `event: reset` (`data: {}`: refetch), then live. A comment line keeps a silent stream
+ * open; the idle bound of the connection does not apply to it (it has its answer under way).
+ */
+export function registerEventStream(app: FastifyInstance, deps: EventStreamDeps): void {
+  const keepAliveMs = deps.keepAliveMs ?? KEEP_ALIVE_MS;
+  app.get(EVENT_STREAM_PATH, async (request: FastifyRequest, reply: FastifyReply) => {
+    const principal = callerOf(request);
+    requireScope(principal, 'read');
+    const filter = validateInput(streamEventsOp, { query: request.query }) as Parameters<typeof resolveFilter>[1];
+    const ctx: Ctx = { db: deps.runtime.db, clock: deps.runtime.clock, principal };
+    const resolved = await resolveFilter(ctx, filter);
+    const lastEventId = request.headers['last-event-id'];
+    const resumeFrom = typeof lastEventId === 'string' && lastEventId !== '' ? await keptSeq(ctx, lastEventId) : undefined;
+
+    const res = reply.hijack().raw;
+    res.writeHead(200, {
+      ...(reply.getHeaders() as Record<string, string>),
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-accel-buffering': 'no',
+    });
+    request.raw.socket.setTimeout(0);
+
+    let open = true;
+    // Until it knows where live events start (and, resuming, has caught up from the table),
+    // the stream keeps what the feed hands it, and sends it after.
+    let waiting: EventRow[] | undefined = [];
+    let last = '0';
+    const keepAlive = setTimeout(() => write(': keep-alive\n\n'), keepAliveMs);
+    const write = (text: string) => {
+      if (!open) return;
+      res.write(text);
+      keepAlive.refresh();
+      if (res.writableLength > MAX_UNREAD_BYTES) close();
+    };
+    const send = (rows: readonly EventRow[]) => {
+      for (const row of rows) {
+        if (BigInt(row.seq) <= BigInt(last)) continue;
+        last = row.seq;
+        if (matches(row, principal, resolved)) write(frame(row));
+      }
+    };
+    const unsubscribe = deps.feed.subscribe({
+      deliver(rows) {
+        if (waiting) waiting.push(...rows);
+        else send(rows);
+      },
+      end: () => close(),
+    });
+    const close = () => {
+      if (!open) return;
+      open = false;
+      clearTimeout(keepAlive);
+      unsubscribe();
+      res.end();
+    };
+    request.raw.on('close', close);
+    res.on('error', close);
+
+    try {
+      // Live from the last event committed now: the feed hands over every later one.
+      last = await lastCommitted(deps.runtime.db);
+      write(': connected\n\n');
+      if (resumeFrom === 'reset') write('event: reset\ndata: {}\n\n');
+      else if (resumeFrom !== undefined) {
+        last = resumeFrom;
+        await catchUp(ctx, resolved, resumeFrom, send, () => open);
+      }
+    } catch (err) {
+      request.log.warn({ err: (err as Error).message }, 'event stream could not start; the client reconnects');
+      close();
+    }
+    const queued = waiting;
+    waiting = undefined;
+    send(queued);
+  });
+}
+
+/** The `seq` a Last-Event-ID resumes after, or `reset` when it is none of ours or no longer kept. */
+async function keptSeq(ctx: Ctx, id: string): Promise<string | 'reset'> {
+  const seq = seqOf(id);
+  if (seq === undefined) return 'reset';
+  const row = await ctx.db.selectFrom('events').select('seq').where('org_id', '=', ctx.principal.orgId).where('seq', '=', seq).executeTakeFirst();
+  return row ? seq : 'reset';
+}
+
+/**
+ * Sends every kept event after `seq` that the stream selects, in order, in batches.
+ */
+async function catchUp(ctx: Ctx, filter: ResolvedFilter, seq: string, send: (rows: EventRow[]) => void, open: () => boolean): Promise<void> {
+  const where = eventConditions(ctx.principal, filter);
+  let from = seq;
+  while (open()) {
+    const rows = await eventsAfter(ctx.db, from, EVENT_BATCH, where);
+    if (rows.length === 0) return;
+    send(rows);
+    from = rows[rows.length - 1]!.seq;
+    if (rows.length < EVENT_BATCH) return;
+  }
+}
