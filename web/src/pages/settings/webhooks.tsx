@@ -4,10 +4,10 @@ import { Button } from 'react-aria-components';
 import { allPages, api, ok } from '../../api/client';
 import type { CreatedWebhook, Webhook, WebhookDelivery } from '../../api/types';
 import { formatDateTime } from '../../lib/dates';
-import { CopyField } from '../../ui/copy-field';
 import { ConfirmDialog } from '../../ui/dialogs';
 import { ErrorPanel, Loading } from '../../ui/error-panel';
 import { FieldErrors } from '../../ui/field-errors';
+import { ShownOnce } from '../../ui/shown-once';
 import { SettingsPage } from './settings-nav';
 
 /** Settings → Webhooks: endpoints that receive events, their secrets (shown once) and their deliveries. */
@@ -22,14 +22,15 @@ export function WebhooksPage() {
         day. An endpoint that fails every attempt for 3 days is disabled.
       </p>
       {secret && (
-        <div className="panel new-key" role="status" data-testid="webhook-secret">
-          <h3>Signing secret for {secret.url}</h3>
-          <p className="warn-text">Copy it now: it is shown this once.</p>
-          <CopyField id="webhook-secret-value" label="Signing secret" value={secret.secret} />
-          <button type="button" className="button small" style={{ marginTop: 8 }} onClick={() => setSecret(null)}>
-            I have copied it
-          </button>
-        </div>
+        <ShownOnce
+          title={<>Signing secret for {secret.url}</>}
+          note="Copy it now: it is shown this once."
+          id="webhook-secret-value"
+          label="Signing secret"
+          value={secret.secret}
+          testId="webhook-secret"
+          onDone={() => setSecret(null)}
+        />
       )}
       <NewWebhook onCreated={setSecret} />
       {hooks.isError && <ErrorPanel error={hooks.error} retry={() => void hooks.refetch()} />}
