@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -326,6 +329,26 @@ describe('webhook deliveries: the SSRF guard on every attempt', () => {
       expect(row.error).toMatch(/private, loopback or link-local/);
     } finally {
       await guarded.close();
+    }
+  });
+});
+
+describe('webhook deliveries on the embedded database (PGlite)', () => {
+  it('queues with the event and delivers', async () => {
+    now = new Date();
+    const dir = mkdtempSync(join(tmpdir(), 'tack-webhooks-'));
+    const embedded = await startTestServer({ DATA_DIR: dir, WEBHOOK_ALLOW_PRIVATE: '1' }, { clock });
+    try {
+      const hook = await embedded.api('POST', '/v1/webhooks', { body: { url: receiver.url, events: ['board.'] } });
+      expect(hook.status).toBe(201);
+      expect((await embedded.api('POST', '/v1/boards', { body: { name: 'Embedded', slug: 'emb', ref_prefix: 'EMB' } })).status).toBe(201);
+      expect((await embedded.api('GET', `/v1/webhooks/${hook.body.id}/deliveries`)).body.data.map((d: { status: string }) => d.status)).toEqual(['pending']);
+      await deliverWebhooks({ ...deps(), db: embedded.server.db.db });
+      expect(receiver.received.map((r) => JSON.parse(r.body).type)).toEqual(['board.created']);
+      expect(new Webhook(hook.body.secret).verify(receiver.received[0]!.body, receiver.received[0]!.headers)).toBeTruthy();
+    } finally {
+      await embedded.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
