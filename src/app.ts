@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './domain/context.js';
 import type { JobRunner } from './domain/jobs.js';
+import type { HostLookup } from './domain/webhook-addresses.js';
 import { admissionPlugin } from './http/admission.js';
 import { api, isApiUrl } from './http/api.js';
 import { AuthCache } from './http/auth-cache.js';
@@ -41,6 +42,8 @@ export interface AppDeps {
   openPool?: SlackPluginOptions['openPool'];
   /** How long an event stream may be silent before its comment line (`KEEP_ALIVE_MS`). */
   streamKeepAliveMs?: number;
+  /** Resolves webhook hosts for the SSRF guard (tests answer for names; default: the system's resolver). */
+  webhookLookup?: HostLookup;
 }
 
 export interface App {
@@ -74,6 +77,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     publicBaseUrl: config.publicBaseUrl,
     appUrl: config.appUrl,
     jobs: deps.jobs,
+    webhooks: { allowPrivate: config.webhookAllowPrivate, lookup: deps.webhookLookup },
     // Other processes drop theirs on the NOTIFY sent inside the same transaction.
     afterCommit(change) {
       if (change.changesAuth) authCache.clear();

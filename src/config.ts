@@ -55,6 +55,7 @@ const envSchema = z.object({
   DATABASE_CONNECT_TIMEOUT_MS: millis(5_000, 100),
   HTTP_REQUEST_TIMEOUT_MS: millis(60_000, 100),
   HTTP_IDLE_TIMEOUT_MS: millis(30_000, 100),
+  WEBHOOK_ALLOW_PRIVATE: z.preprocess(blankToUndefined, z.enum(['0', '1']).default('0')),
   LOG_LEVEL: z.preprocess(
     blankToUndefined,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -102,6 +103,8 @@ export interface Config {
     /** A connection silent this long, while no request of it is being worked on, is closed. */
     idleTimeoutMs: number;
   };
+  /** Webhooks may reach private, loopback and link-local addresses (`WEBHOOK_ALLOW_PRIVATE=1`: tests, a closed network). */
+  webhookAllowPrivate: boolean;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
 }
 
@@ -159,6 +162,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       jobs: { statementMs: e.DATABASE_JOB_STATEMENT_TIMEOUT_MS, connectMs: e.DATABASE_CONNECT_TIMEOUT_MS },
     },
     http: { requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS, idleTimeoutMs: e.HTTP_IDLE_TIMEOUT_MS },
+    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE === '1',
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -17,6 +17,7 @@ import { createLogger } from './log.js';
 import { connectRedis } from './redis.js';
 import { jobRunner, type JobDeps } from '../jobs/index.js';
 import { JOBS_POOL_SIZE, startJobs, type JobsHandle, type StartJobsOptions } from './queue/index.js';
+import { startWebhookRunner, type WebhookOptions } from './queue/webhook-runner.js';
 import { checkBotToken } from './slack/token-check.js';
 import { slackWebClient } from './slack/web-client.js';
 
@@ -47,7 +48,13 @@ export interface ServerOptions {
   listenTiming?: ListenTiming;
   /** How long an event stream may be silent before its comment line (15 s; tests shorten it). */
   streamKeepAliveMs?: number;
+  /**
+   * Webhook deliveries in this process (on BullMQ with REDIS_URL, else a timer); by default
+   * wherever the jobs run. `lookup` resolves webhook hosts (tests answer for names).
+   */
+  webhooks?: false | WebhookOptions;
 }
+
 
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
@@ -63,9 +70,11 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   let notifications: ReturnType<typeof authNotifications> | undefined;
   let eventNotifications: { stop: () => Promise<void> } | undefined;
   let jobs: JobsHandle | undefined;
+  let webhooks: JobsHandle | undefined;
   /** Everything below the HTTP app, in the order it must stop: on close, or when start-up fails. */
   const release = async () => {
     await jobs?.close();
+    await webhooks?.close();
     await notifications?.stop();
     await eventNotifications?.stop();
     redis?.disconnect();
@@ -95,6 +104,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       // The Slack ack's own small pool; PGlite has its one connection only.
       openPool: db.pool ? (own) => connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, timeouts: config.database.requests, ...own }) : undefined,
       streamKeepAliveMs: options.streamKeepAliveMs,
+      webhookLookup: options.webhooks ? options.webhooks.lookup : undefined,
     });
     if (db.pool) {
       notifications = authNotifications(db.pool, built.authCache, log, options.listenTiming);
@@ -117,6 +127,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     if (config.appUrlIsDefault && port !== config.port) built.runtime.appUrl = withPort(config.appUrl, port);
     if (boot.owner) await printSigninLink(db, boot.owner, built.runtime, print, log);
     if (options.jobs !== false) jobs = await startJobs(jobDeps, { redisUrl: config.redisUrl, ...options.jobs });
+    const hooks = options.webhooks ?? (options.jobs === false ? false : {});
+    if (hooks !== false) webhooks = await startWebhookRunner(config, jobDeps, hooks);
     let closing: Promise<void> | undefined;
     return {
       ...built,
@@ -128,7 +140,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         closing ??= (async () => {
           clearInterval(prune);
           // The jobs stop taking work now, beside the requests' drain, not after it.
-          await Promise.all([built.app.close(), jobs?.close()]);
+          await Promise.all([built.app.close(), jobs?.close(), webhooks?.close()]);
           await release();
         })();
         return closing;

@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import { connect, type DbHandle } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
 import { JOBS_POOL_SIZE, startJobs, type JobsHandle, type StartJobsOptions } from './queue/index.js';
+import { startWebhookRunner, type WebhookOptions } from './queue/webhook-runner.js';
 import { checkBotToken } from './slack/token-check.js';
 import { slackWebClient } from './slack/web-client.js';
 
@@ -22,6 +23,8 @@ export class WorkerConfigError extends Error {
 export interface WorkerOptions extends Omit<StartJobsOptions, 'redisUrl'> {
   log?: Logger;
   clock?: () => Date;
+  /** Webhook deliveries' settings (they run wherever the workers do). */
+  webhooks?: WebhookOptions;
 }
 
 /**
@@ -41,6 +44,7 @@ export async function startWorker(config: Config, options: WorkerOptions = {}): 
     if (deps.slack) void checkBotToken(deps.slack, log);
     const { prefix, everyMs, work, schedule } = options;
     const jobs = await startJobs(deps, { redisUrl: config.redisUrl, prefix, everyMs, work, schedule });
+    const webhooks = work === false ? undefined : await startWebhookRunner(config, deps, { prefix: options.webhooks?.prefix ?? prefix, ...options.webhooks });
     let closing: Promise<void> | undefined;
     return {
       db,
@@ -48,7 +52,7 @@ export async function startWorker(config: Config, options: WorkerOptions = {}): 
       jobs,
       close() {
         closing ??= (async () => {
-          await jobs.close();
+          await Promise.all([jobs.close(), webhooks?.close()]);
           await db.close();
         })();
         return closing;

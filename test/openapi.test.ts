@@ -178,7 +178,7 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('describes each resource once, by name, and every answer refers to it', () => {
-    const names = ['Me', 'Organization', 'Member', 'ListedMember', 'Token', 'CreatedToken', 'Snippet', 'SnippetVersion', 'SnippetLink', 'Board', 'Card', 'CardMoves', 'Criterion', 'Todo', 'Milestone', 'JobResult', 'Session', 'SigninLink', 'SearchResult', 'Event'];
+    const names = ['Me', 'Organization', 'Member', 'ListedMember', 'Token', 'CreatedToken', 'Snippet', 'SnippetVersion', 'SnippetLink', 'Board', 'Card', 'CardMoves', 'Criterion', 'Todo', 'Milestone', 'JobResult', 'Session', 'SigninLink', 'SearchResult', 'Event', 'Webhook', 'CreatedWebhook', 'WebhookDelivery'];
     expect(Object.keys(doc.components.schemas).sort()).toEqual([...names, 'Error', 'FieldError'].sort());
     const inline: string[] = [];
     for (const op of operations.filter((o) => o.output)) {
@@ -326,6 +326,15 @@ describe('replaying traffic against the document', () => {
     await ok('POST', `/v1/todos/${todo.id}/reopen`);
     await ok('PATCH', `/v1/todos/${todo.id}`, { title: 'Replayed', due_on: 'tomorrow' });
     await ok('DELETE', `/v1/todos/${todo.id}`);
+    const hook = await ok('POST', '/v1/webhooks', { url: 'https://93.184.216.34/hook', events: ['board.'], description: 'Replay' });
+    await ok('PATCH', `/v1/boards/${board.slug}`, { name: 'Replay board, heard' });
+    await ok('GET', '/v1/webhooks');
+    await ok('GET', `/v1/webhooks/${hook.id}`);
+    await ok('PATCH', `/v1/webhooks/${hook.id}`, { enabled: false });
+    const hookDeliveries = await ok('GET', `/v1/webhooks/${hook.id}/deliveries`);
+    await ok('POST', `/v1/webhooks/${hook.id}/deliveries/${hookDeliveries.data[0].id}/redeliver`);
+    await ok('POST', `/v1/webhooks/${hook.id}/rotate-secret`);
+    await ok('DELETE', `/v1/webhooks/${hook.id}`);
     await signIn(t);
     const sessions = await ok('GET', '/v1/sessions');
     await ok('DELETE', `/v1/sessions/${sessions.data[0].id}`);

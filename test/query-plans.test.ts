@@ -170,6 +170,11 @@ function readRequests(first: (path: string) => Promise<{ next_cursor?: string; d
       ['search', '/v1/search?q=things'],
       ['search', '/v1/search?q=B5-5'],
       ['search', '/v1/search?q=snippet-5&types=snippet,board&limit=5'],
+      ['listWebhooks', '/v1/webhooks'],
+      ['listWebhooks', await next('/v1/webhooks?limit=2')],
+      ['getWebhook', '/v1/webhooks/wh_p5'],
+      ['listWebhookDeliveries', '/v1/webhooks/wh_p5/deliveries'],
+      ['listWebhookDeliveries', await next('/v1/webhooks/wh_p5/deliveries?limit=2')],
     ];
   };
 }

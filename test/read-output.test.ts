@@ -91,6 +91,11 @@ const READS: [string, string][] = [
   ['search', '/v1/search?q=m1&types=milestone,board&limit=3'],
   ['listEvents', '/v1/events'],
   ['getCardActivity', '/v1/cards/ALP-5/activity'],
+  ['listWebhooks', '/v1/webhooks'],
+  ['listWebhooks', '/v1/webhooks?limit=1'],
+  ['getWebhook', '/v1/webhooks/wh_a'],
+  ['listWebhookDeliveries', '/v1/webhooks/wh_a/deliveries'],
+  ['listWebhookDeliveries', '/v1/webhooks/wh_a/deliveries?limit=2'],
 ];
 
 async function answers(): Promise<Record<string, string>> {

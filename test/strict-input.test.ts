@@ -219,7 +219,7 @@ describe('messages a person can act on (contract §7)', () => {
   });
 
   it('names the identifier it could not find, on every operation that takes one', async () => {
-    const bodies: Record<string, unknown> = { moveCard: { title: 'x' }, updateCriterion: { title: 'x' }, addCriterion: { title: 'x' } };
+    const bodies: Record<string, unknown> = { moveCard: { title: 'x' }, updateCriterion: { title: 'x' }, addCriterion: { title: 'x' }, updateWebhook: { description: 'x' } };
     for (const op of operations.filter((o) => o.params)) {
       const body = op.body ? (bodies[op.name] ?? Object.fromEntries([[Object.keys(op.body.shape)[0]!, 'x']])) : undefined;
       const res = await t.api(op.method, pathOf(op), body === undefined ? {} : { body });

@@ -23,6 +23,7 @@ const pages = () => [
   '/settings/api-keys',
   '/settings/sessions',
   '/settings/members',
+  '/settings/webhooks',
   '/no-such-page',
 ];
 

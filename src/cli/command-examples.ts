@@ -65,6 +65,17 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'jobs run': ['tack jobs run todo-reminders', 'tack jobs run milestone-summaries'],
   'sessions list': ['tack sessions list'],
   'sessions end': ['tack sessions end ses_123'],
+  'webhooks list': ['tack webhooks list', 'tack webhooks list --json'],
+  'webhooks create': [
+    'tack webhooks create --url https://hooks.example.com/tack --events "*"',
+    'tack webhooks create --url https://ci.example.com/hooks --events card.,comment.created --description "CI: cards and new comments"',
+  ],
+  'webhooks get': ['tack webhooks get wh_123'],
+  'webhooks update': ['tack webhooks update wh_123 --events card.moved,card.move_refused', 'tack webhooks update wh_123 --no-enabled', 'tack webhooks update wh_123 --enabled'],
+  'webhooks delete': ['tack webhooks delete wh_123'],
+  'webhooks rotate-secret': ['tack webhooks rotate-secret wh_123'],
+  'webhooks deliveries': ['tack webhooks deliveries wh_123', 'tack webhooks deliveries wh_123 --limit 100 --json'],
+  'webhooks redeliver': ['tack webhooks redeliver wh_123 whd_123'],
 };
 
 /** The examples of a command: its own, or one made from its arguments and required options. */

@@ -55,6 +55,14 @@ const NAMED: Record<string, readonly string[]> = {
   search: ['search'],
   listEvents: ['events', 'list'],
   getCardActivity: ['cards', 'activity'],
+  listWebhooks: ['webhooks', 'list'],
+  createWebhook: ['webhooks', 'create'],
+  getWebhook: ['webhooks', 'get'],
+  updateWebhook: ['webhooks', 'update'],
+  deleteWebhook: ['webhooks', 'delete'],
+  rotateWebhookSecret: ['webhooks', 'rotate-secret'],
+  listWebhookDeliveries: ['webhooks', 'deliveries'],
+  redeliverWebhookEvent: ['webhooks', 'redeliver'],
 };
 
 /**

@@ -197,6 +197,8 @@ export interface Database {
   slack_dm_channels: SlackDmChannelsTable;
   slack_rate_limits: SlackRateLimitsTable;
   events: EventsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export interface SigninLinksTable {
@@ -326,4 +328,44 @@ export interface EventsTable {
   /** Written as JSON text; read back as parsed JSON. */
   changes: ColumnType<unknown, string, string>;
   data: ColumnType<unknown, string | null, string | null>;
+}
+
+/** An organization's webhook endpoints (migration 0020). */
+export interface WebhooksTable {
+  id: string;
+  org_id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  enabled: Generated<boolean>;
+  /** `whsec_…`: kept as given, since signing needs it. */
+  secret: string;
+  created_by: string;
+  created_at: Generated<string>;
+  updated_at: Generated<string>;
+  disabled_at: NullableTimestamp;
+  /** The first failed attempt since the last success; null while it succeeds. */
+  failing_since: NullableTimestamp;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'sending' | 'succeeded' | 'failed';
+
+/** One attempt of one event to one webhook: the outbox and its retry schedule (migration 0020). */
+export interface WebhookDeliveriesTable {
+  id: string;
+  webhook_id: string;
+  /** The event's public id (`evt_…`) and its row (`events.seq`). */
+  event_id: string;
+  event_seq: ColumnType<string, string | number | bigint, never>;
+  attempt: number;
+  /** Order of first attempts (a retry keeps its first attempt's): an endpoint gets events in this order. */
+  position: ColumnType<string, string | number | bigint, never>;
+  status: WebhookDeliveryStatus;
+  response_status: number | null;
+  duration_ms: number | null;
+  error: string | null;
+  next_attempt_at: NullableTimestamp;
+  lease_until: NullableTimestamp;
+  created_at: Generated<string>;
+  updated_at: Generated<string>;
 }

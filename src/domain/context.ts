@@ -2,6 +2,7 @@ import type { Db } from '../db/connect.js';
 import type { Role } from '../db/schema.js';
 import type { Member } from './member-schema.js';
 import type { JobRunner } from './jobs.js';
+import type { WebhookPolicy } from './webhook-addresses.js';
 
 /**
  * The database handle every domain function takes (inside a write, the write's transaction).
@@ -73,6 +74,8 @@ export interface Ctx {
   appUrl?: string;
   /** Runs a background job now (`runJob`); set by `execute` when the server has jobs. */
   jobs?: JobRunner;
+  /** How webhook URLs are checked (WEBHOOK_ALLOW_PRIVATE, the resolver); set by `execute`. Absent: private addresses refused. */
+  webhooks?: WebhookPolicy;
 }
 
 /**

@@ -5,6 +5,7 @@ import type { EventsTable } from '../db/schema.js';
 import { FACES, type Ctx } from './context.js';
 import { SUBJECT_TYPES, type Snapshot, type SubjectKey } from './event-subjects.js';
 import { toIso } from './time.js';
+import { queueWebhookDeliveries } from './webhook-outbox.js';
 
 /** Every type of event (contract §10). */
 export const EVENT_TYPES = [
@@ -123,6 +124,8 @@ export async function insertEvents(ctx: Ctx, drafts: readonly EventDraft[]): Pro
     )
     .returning('seq')
     .execute();
+  // Webhooks' outbox: their deliveries commit with the events, or not at all.
+  await queueWebhookDeliveries(ctx.db, rows.map((r) => r.seq));
   await announceEvents(ctx.db, rows[rows.length - 1]!.seq);
 }
 

@@ -25,6 +25,7 @@ const TAGS: Record<Group, { description: string; noun: string }> = {
   sessions: { description: "The caller's web app sessions (signed in with a one-time link); ending one signs that browser out.", noun: 'session' },
   search: { description: 'Everything the caller may see, found as it is typed: cards, todos, snippets, milestones and boards.', noun: 'search result' },
   events: { description: 'What changed, who changed it (a person or an agent) and through which face; kept 90 days, also as a live stream.', noun: 'event' },
+  webhooks: { description: 'Endpoints that receive events, signed (Standard Webhooks) and retried, and their delivery attempts.', noun: 'webhook' },
 };
 
 /** The document's own address, relative to the server URL (`/v1`). */

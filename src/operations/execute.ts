@@ -6,6 +6,7 @@ import { AppError } from '../domain/errors.js';
 import { RawJson } from '../db/raw-json.js';
 import { claimKey, recordKey, requestHash, type IdempotencySlot } from '../domain/idempotency.js';
 import type { JobRunner } from '../domain/jobs.js';
+import type { WebhookPolicy } from '../domain/webhook-addresses.js';
 import { requireScope, requireWriter } from '../domain/permissions.js';
 import { slackProfileZone } from '../domain/time-zone.js';
 import { resolveDueDates } from '../domain/todo-due.js';
@@ -24,6 +25,8 @@ export interface Runtime {
   afterCommit?: (change: { changesAuth: boolean }) => void;
   /** Runs a background job now (`runJob`); absent where the server runs no jobs. */
   jobs?: JobRunner;
+  /** How webhook URLs are checked, handed to the domain in every Ctx. */
+  webhooks?: WebhookPolicy;
 }
 
 export interface Outcome<B = string | null> {
@@ -60,7 +63,7 @@ export async function execute(
   present: Presenter<unknown> = serialize,
 ): Promise<Outcome<unknown>> {
   if (op.scope !== null) requireScope(principal, op.scope);
-  const ctx = (db: Kysely<Database>, caller = principal): Ctx => ({ db, clock: rt.clock, principal: caller, publicBaseUrl: rt.publicBaseUrl, appUrl: rt.appUrl, jobs: rt.jobs });
+  const ctx = (db: Kysely<Database>, caller = principal): Ctx => ({ db, clock: rt.clock, principal: caller, publicBaseUrl: rt.publicBaseUrl, appUrl: rt.appUrl, jobs: rt.jobs, webhooks: rt.webhooks });
   if (op.readOnly) {
     const due = op.dueDateFields.length === 0 ? input : await resolveDueDates(ctx(rt.db), input, op.dueDateFields);
     const result = await op.run(ctx(rt.db), due);

@@ -9,6 +9,7 @@ import { jobOperations } from './jobs.js';
 import { sessionOperations } from './sessions.js';
 import { searchOperations } from './search.js';
 import { eventOperations } from './events.js';
+import { webhookOperations } from './webhooks.js';
 
 const table = [
   ...platformOperations,
@@ -21,6 +22,7 @@ const table = [
   ...sessionOperations,
   ...searchOperations,
   ...eventOperations,
+  ...webhookOperations,
 ];
 
 /** The table of operations: every face (HTTP, MCP, CLI, OpenAPI) is generated from it. */

@@ -26,7 +26,7 @@ export type CallInputOf<P extends Obj, Q extends Obj, B extends Obj, R extends R
 type Given<S extends Obj> = keyof S['shape'] extends never ? {} : z.input<S>;
 
 /** Resource group, for OpenAPI tags and CLI grouping. */
-export type OperationGroup = 'me' | 'members' | 'tokens' | 'snippets' | 'boards' | 'cards' | 'criteria' | 'todos' | 'milestones' | 'jobs' | 'sessions' | 'search' | 'events';
+export type OperationGroup = 'me' | 'members' | 'tokens' | 'snippets' | 'boards' | 'cards' | 'criteria' | 'todos' | 'milestones' | 'jobs' | 'sessions' | 'search' | 'events' | 'webhooks';
 
 /**
  * What `run` may answer: the output schema's value, or, for reads that let Postgres serialize
@@ -49,8 +49,8 @@ interface CoreFields<O extends z.ZodType | undefined> {
   scope: Scope | null;
   /** The answer's schema; omit when there is none (204 No Content over HTTP). */
   output?: O;
-  /** 200 by default; 201 for creations. */
-  status?: 200 | 201 | 204;
+  /** 200 by default; 201 for creations; 202 for work accepted to be done later (a redelivery). */
+  status?: 200 | 201 | 202 | 204;
   /** True when repeating the call with the same input changes nothing more (PUT-like). */
   idempotent?: boolean;
   /** Overwrites or removes what was there (MCP's destructiveHint); PATCH and DELETE by default. */
@@ -117,7 +117,7 @@ export interface OperationCore {
   /** Fields of which a call must give at least one (a PATCH must change something); empty for most. */
   changes: readonly string[];
   output: z.ZodType | undefined;
-  status: 200 | 201 | 204;
+  status: 200 | 201 | 202 | 204;
   readOnly: boolean;
   idempotent: boolean;
   destructive: boolean;

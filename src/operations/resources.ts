@@ -15,6 +15,8 @@ import { signinLinkSchema } from '../domain/signin-links.js';
 import { snippetLinkSchema, snippetSchema, snippetVersionSchema } from '../domain/snippets/fields.js';
 import { todoSchema } from '../domain/todos.js';
 import { createdTokenSchema, tokenSchema } from '../domain/tokens.js';
+import { webhookDeliverySchema } from '../domain/webhook-deliveries.js';
+import { createdWebhookSchema, webhookSchema } from '../domain/webhooks.js';
 
 /**
  * What the operations answer with, each under the name clients know it by: the OpenAPI
@@ -47,6 +49,9 @@ const NAMES: [z.ZodType, string][] = [
   [signinLinkSchema, 'SigninLink'],
   [searchResultSchema, 'SearchResult'],
   [eventSchema, 'Event'],
+  [webhookSchema, 'Webhook'],
+  [createdWebhookSchema, 'CreatedWebhook'],
+  [webhookDeliverySchema, 'WebhookDelivery'],
 ];
 
 for (const [schema, id] of NAMES) resources.add(schema, { id });

@@ -100,5 +100,21 @@ export async function seedForOutput(database: TestDatabase, tokenHash: string): 
             jsonb_build_object('id', 'x' || g, 'title', ${odd})
      from generate_series(1, 12) g`,
   );
+  // Webhooks and their attempts (migration 0020), each attempt of an event of the organization.
+  await q(
+    `insert into webhooks (id, org_id, url, events, description, enabled, secret, created_by, created_at, updated_at, disabled_at, failing_since) values
+     ('wh_a', 'org_out', 'https://hooks.example.com/tack?x="1"', '{card.,todo.completed}', ${odd}, true, 'whsec_AAAA', 'mem_owner', ${t0}, ${t0}, null, ${t0} + interval '1.000001 seconds'),
+     ('wh_b', 'org_out', 'https://other.example.com/', '{*}', null, false, 'whsec_BBBB', 'mem_owner', ${t0} + interval '0.5 seconds', ${t0}, ${t0} + interval '3 days', null)`,
+  );
+  const seqs = await q(`select seq::text from events order by seq limit 3`);
+  const [e1, e2, e3] = seqs.map((r: { seq: string }) => r.seq);
+  await q(
+    `insert into webhook_deliveries (id, webhook_id, event_id, event_seq, attempt, position, status, response_status, duration_ms, error, next_attempt_at, lease_until, created_at, updated_at) values
+     ('whd_1', 'wh_a', 'evt_' || $1, $1::bigint, 1, 1, 'succeeded', 204, 31, null, null, null, ${t0} + interval '1.000001 seconds', ${t0}),
+     ('whd_2', 'wh_a', 'evt_' || $2, $2::bigint, 1, 2, 'failed', 500, 10012, ${odd}, ${t0} + interval '7.000001 seconds', null, ${t0} + interval '2.000001 seconds', ${t0}),
+     ('whd_3', 'wh_a', 'evt_' || $2, $2::bigint, 2, 2, 'pending', null, null, null, ${t0} + interval '7.000001 seconds', null, ${t0} + interval '2.000002 seconds', ${t0}),
+     ('whd_4', 'wh_a', 'evt_' || $3, $3::bigint, 1, 3, 'failed', null, 3, 'connection refused', null, null, ${t0} + interval '2.000002 seconds', ${t0})`,
+    [e1, e2, e3],
+  );
   await q('analyze');
 }

@@ -96,5 +96,23 @@ export async function seedForPlans(database: TestDatabase, owner: { orgId: strin
     `insert into idempotency_keys (token_id, operation, key, request_hash, status, body, created_at)
      select 'tok_p' || (1 + g % 3000), 'createTodo', 'key-' || g, md5('r' || g), 201, '{}', now() - interval '2 days' from generate_series(1, 5000) g`,
   );
+  // Webhooks in every organization (wh_p5 is the bootstrap one's), each event attempted at every one of its organization.
+  await q(
+    `insert into webhooks (id, org_id, url, events, secret, created_by, created_at, updated_at)
+     select 'wh_p' || g, ${orgs}, 'https://hooks.example.com/' || g, '{*}', 'whsec_p' || g, 'mem_p' || g, now() - make_interval(secs => g), now()
+     from generate_series(1, 500) g`,
+    [orgId],
+  );
+  await q(
+    `insert into events (org_id, type, created_at, actor_member_id, actor_name, actor_agent, face, subject_type, subject_id, audience, changes)
+     select ${orgs}, 'card.created', now() - make_interval(secs => g), 'mem_p' || g, 'Member', false, 'api', 'card', 'crd_p' || g, 'org', '{}'
+     from generate_series(1, 3000) g`,
+    [orgId],
+  );
+  await q(
+    `insert into webhook_deliveries (id, webhook_id, event_id, event_seq, attempt, position, status, response_status, duration_ms, created_at)
+     select 'whd_p' || e.seq || '_' || w.id, w.id, 'evt_' || e.seq, e.seq, 1, e.seq, 'succeeded', 200, 12, e.created_at
+     from events e join webhooks w on w.org_id = e.org_id where (e.seq + length(w.id)) % 20 = 0`,
+  );
   await q('analyze');
 }

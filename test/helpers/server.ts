@@ -75,7 +75,7 @@ export function apiClient(baseUrl: string, defaultToken: string | null): Api {
  */
 export async function startTestServer(
   env: Record<string, string | undefined> = {},
-  options: { clock?: () => Date; jobs?: ServerOptions['jobs']; log?: ServerOptions['log']; print?: ServerOptions['print']; webDir?: string; listenTiming?: ServerOptions['listenTiming']; streamKeepAliveMs?: number } = {},
+  options: { clock?: () => Date; jobs?: ServerOptions['jobs']; log?: ServerOptions['log']; print?: ServerOptions['print']; webDir?: string; listenTiming?: ServerOptions['listenTiming']; streamKeepAliveMs?: number; webhooks?: ServerOptions['webhooks'] } = {},
 ): Promise<TestServer> {
   const database = env.DATABASE_URL === undefined && !('DATA_DIR' in env) ? await createMigratedDatabase() : undefined;
   const token = env.TACK_BOOTSTRAP_TOKEN ?? generateToken();
@@ -87,7 +87,7 @@ export async function startTestServer(
     TACK_BOOTSTRAP_TOKEN: token,
     ...env,
   });
-  const server = await startServer(config, { log: options.log ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), print: options.print ?? (() => {}), clock: options.clock, jobs: options.jobs ?? false, webDir: options.webDir, listenTiming: options.listenTiming, streamKeepAliveMs: options.streamKeepAliveMs });
+  const server = await startServer(config, { log: options.log ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), print: options.print ?? (() => {}), clock: options.clock, jobs: options.jobs ?? false, webDir: options.webDir, listenTiming: options.listenTiming, streamKeepAliveMs: options.streamKeepAliveMs, webhooks: options.webhooks });
   return {
     server,
     url: server.url,

@@ -81,6 +81,7 @@ const routeTree = rootRoute.addChildren([
   createRoute({ getParentRoute: () => rootRoute, path: '/settings/api-keys', staticData: { title: 'API keys' }, component: page(() => import('./pages/settings/api-keys'), 'ApiKeysPage') }),
   createRoute({ getParentRoute: () => rootRoute, path: '/settings/sessions', staticData: { title: 'Sessions' }, component: page(() => import('./pages/settings/sessions'), 'SessionsPage') }),
   createRoute({ getParentRoute: () => rootRoute, path: '/settings/members', staticData: { title: 'Members' }, component: page(() => import('./pages/settings/members'), 'MembersPage') }),
+  createRoute({ getParentRoute: () => rootRoute, path: '/settings/webhooks', staticData: { title: 'Webhooks' }, component: page(() => import('./pages/settings/webhooks'), 'WebhooksPage') }),
 ]);
 
 export function makeRouter(queryClient: QueryClient) {

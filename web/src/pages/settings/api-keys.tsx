@@ -4,11 +4,11 @@ import { Button } from 'react-aria-components';
 import { allPages, api, ok } from '../../api/client';
 import type { CreatedToken, Scope } from '../../api/types';
 import { formatDateTime } from '../../lib/dates';
-import { CopyField } from '../../ui/copy-field';
 import { ConfirmDialog } from '../../ui/dialogs';
 import { ErrorPanel, Loading } from '../../ui/error-panel';
 import { FieldErrors } from '../../ui/field-errors';
 import { SelectField } from '../../ui/select-field';
+import { ShownOnce } from '../../ui/shown-once';
 import { SettingsPage } from './settings-nav';
 
 const SCOPES: { id: Scope; label: string }[] = [
@@ -39,14 +39,15 @@ export function ApiKeysPage() {
       <h2>API keys</h2>
       <p className="muted">Keys let the command-line tool, scripts and agents call /v1 as you. Agent keys are refused on gated moves.</p>
       {created && (
-        <div className="panel new-key" role="status" data-testid="new-key">
-          <h3>Your new key “{created.name}”</h3>
-          <p className="warn-text">Copy it now: it is shown this once and tack keeps only its hash.</p>
-          <CopyField id="new-key-value" label="New API key" value={created.token} />
-          <button type="button" className="button small" style={{ marginTop: 8 }} onClick={() => setCreated(null)}>
-            I have copied it
-          </button>
-        </div>
+        <ShownOnce
+          title={<>Your new key “{created.name}”</>}
+          note="Copy it now: it is shown this once and tack keeps only its hash."
+          id="new-key-value"
+          label="New API key"
+          value={created.token}
+          testId="new-key"
+          onDone={() => setCreated(null)}
+        />
       )}
       <NewKey onCreated={setCreated} />
       {tokens.isError && <ErrorPanel error={tokens.error} retry={() => void tokens.refetch()} />}

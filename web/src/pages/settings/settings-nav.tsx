@@ -6,16 +6,17 @@ const ITEMS = [
   { to: '/settings', label: 'Profile' },
   { to: '/settings/api-keys', label: 'API keys' },
   { to: '/settings/sessions', label: 'Sessions' },
-  { to: '/settings/members', label: 'Members', manage: true },
+  { to: '/settings/members', label: 'Members', manage: 'manage_members' },
+  { to: '/settings/webhooks', label: 'Webhooks', manage: 'manage_webhooks' },
 ] as const;
 
 export function SettingsNav() {
   const me = useMe();
-  // Members is a tab for those who manage them (getMe's abilities); others still reach the list by its URL.
-  const manages = me.data?.abilities.manage_members ?? false;
+  // Members and Webhooks are tabs for those who manage them (getMe's abilities); others still reach Members by its URL.
+  const abilities = me.data?.abilities;
   return (
     <nav aria-label="Settings" className="segmented settings-nav">
-      {ITEMS.filter((i) => !('manage' in i) || manages).map((i) => (
+      {ITEMS.filter((i) => !('manage' in i) || (abilities?.[i.manage] ?? false)).map((i) => (
         <Link key={i.to} to={i.to} activeOptions={{ exact: true }} activeProps={{ 'aria-current': 'page' }}>
           {i.label}
         </Link>

@@ -1,0 +1,176 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { toIso } from './time.js';
+
+/**
+ * The retry ladder (contract §10): after a failed attempt n, attempt n+1 is due this long
+ * after it; after the last, the delivery is given up. Eight attempts in all.
+ */
+export const RETRY_DELAYS_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 10 * 3_600_000, 10 * 3_600_000] as const;
+export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
+
+/** An endpoint whose attempts have all failed this long is disabled. */
+export const DISABLE_AFTER_MS = 3 * 24 * 3_600_000;
+
+/** How long a worker holds a claimed attempt; longer than the 10 s an attempt may take. */
+export const LEASE_MS = 60_000;
+
+/**
+ * Queues one pending delivery per event and matching webhook, in the transaction that
+ * records the events (so they commit, or vanish, together): every enabled webhook of the
+ * event's organization whose `events` name its type (`*`, the type, or a prefix ending in
+ * `.`), except for events only their owner may see (a personal todo's). One statement:
+ *
+ *   insert into webhook_deliveries (…)
+ *   select …, nextval('webhook_delivery_positions'), 'pending', e.created_at
+ *   from events e join webhooks w on w.org_id = e.org_id and w.enabled
+ *   where e.seq = any($seqs) and e.audience <> 'owner' and <w.events match e.type>
+ *   order by e.seq, w.id
+ *
+ * Positions are taken in event order, under the events' own lock, so they follow commit order.
+ */
+export async function queueWebhookDeliveries(db: Kysely<Database>, seqs: readonly (string | number)[]): Promise<void> {
+  if (seqs.length === 0) return;
+  await sql`
+    insert into webhook_deliveries (id, webhook_id, event_id, event_seq, attempt, position, status, next_attempt_at, created_at, updated_at)
+    select 'whd_' || replace(gen_random_uuid()::text, '-', ''), w.id, 'evt_' || e.seq, e.seq, 1,
+           nextval('webhook_delivery_positions'), 'pending', e.created_at, e.created_at, e.created_at
+    from events e
+    join webhooks w on w.org_id = e.org_id and w.enabled
+    where e.seq = any(${sql.val(seqs.map(String))}::bigint[])
+      and e.audience <> 'owner'
+      and exists (select 1 from unnest(w.events) p where p = '*' or p = e.type or (right(p, 1) = '.' and left(e.type, length(p)) = p))
+    order by e.seq, w.id`.execute(db);
+}
+
+/** An attempt a worker has claimed: what to send, where, signed with what. */
+export interface ClaimedDelivery {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  event_seq: string;
+  attempt: number;
+  position: string;
+  lease_until: string;
+  url: string;
+  secret: string;
+}
+
+/**
+ * Claims up to `limit` due attempts, at most one per endpoint: the earliest open one by
+ * position (so an endpoint gets its events in order of first attempt, and one that is down
+ * holds the rest until it answers). Due means pending with `next_attempt_at` reached, or
+ * sending with an expired lease (its worker died mid-delivery: the same attempt goes again).
+ * `FOR UPDATE SKIP LOCKED` and the lease keep two workers from sending one attempt twice.
+ */
+export async function claimDueDeliveries(db: Kysely<Database>, now: Date, limit: number): Promise<ClaimedDelivery[]> {
+  const at = now.toISOString();
+  const lease = new Date(now.getTime() + LEASE_MS).toISOString();
+  const { rows } = await sql<ClaimedDelivery>`
+    update webhook_deliveries d
+    set status = 'sending', lease_until = ${lease}::timestamptz, updated_at = ${at}::timestamptz
+    from webhooks w
+    where w.id = d.webhook_id
+      and d.id in (
+        select c.id from webhook_deliveries c
+        join webhooks h on h.id = c.webhook_id and h.enabled
+        where c.status in ('pending', 'sending')
+          and c.next_attempt_at <= ${at}::timestamptz
+          and (c.status = 'pending' or c.lease_until <= ${at}::timestamptz)
+          and not exists (
+            select 1 from webhook_deliveries e
+            where e.webhook_id = c.webhook_id and e.status in ('pending', 'sending') and e.position < c.position
+          )
+        order by c.position
+        limit ${limit}
+        for update of c skip locked
+      )
+    returning d.id, d.webhook_id, d.event_id, d.event_seq::text as event_seq, d.attempt, d.position::text as position,
+              d.lease_until::text as lease_until, w.url, w.secret`.execute(db);
+  return rows;
+}
+
+/** How one attempt ended. */
+export interface AttemptOutcome {
+  ok: boolean;
+  responseStatus: number | null;
+  durationMs: number;
+  error: string | null;
+}
+
+/** What recording an attempt did to its endpoint. */
+export interface Recorded {
+  /** False when the lease was lost (another worker took the attempt over): nothing was recorded. */
+  recorded: boolean;
+  /** The endpoint has now failed every attempt for 3 days and was disabled (the caller records `webhook.disabled`). */
+  disabled: boolean;
+}
+
+/**
+ * Records an attempt's outcome, in one transaction with what follows from it: on success the
+ * endpoint's failure streak ends; on failure the next attempt is queued at its time on the
+ * ladder (or the delivery is given up after the last), and an endpoint that has failed every
+ * attempt since 3 days or more is disabled (a streak starts when its first failed attempt
+ * `started`). Only the lease's holder records.
+ */
+export async function recordAttempt(trx: Kysely<Database>, claim: ClaimedDelivery, outcome: AttemptOutcome, started: Date, now: Date): Promise<Recorded> {
+  const at = now.toISOString();
+  const delay = RETRY_DELAYS_MS[claim.attempt - 1];
+  const next = !outcome.ok && delay !== undefined ? new Date(now.getTime() + delay).toISOString() : null;
+  const updated = await trx
+    .updateTable('webhook_deliveries')
+    .set({
+      status: outcome.ok ? 'succeeded' : 'failed',
+      response_status: outcome.responseStatus,
+      duration_ms: outcome.durationMs,
+      error: outcome.error,
+      next_attempt_at: next,
+      lease_until: null,
+      updated_at: at,
+    })
+    .where('id', '=', claim.id)
+    .where('status', '=', 'sending')
+    .where(sql<boolean>`lease_until = ${claim.lease_until}::timestamptz`)
+    .executeTakeFirst();
+  if (updated.numUpdatedRows === 0n) return { recorded: false, disabled: false };
+  if (outcome.ok) {
+    await trx.updateTable('webhooks').set({ failing_since: null }).where('id', '=', claim.webhook_id).where('failing_since', 'is not', null).execute();
+    return { recorded: true, disabled: false };
+  }
+  if (next !== null) {
+    await trx
+      .insertInto('webhook_deliveries')
+      .values({
+        id: `whd_${crypto.randomUUID().replaceAll('-', '')}`,
+        webhook_id: claim.webhook_id,
+        event_id: claim.event_id,
+        event_seq: claim.event_seq,
+        attempt: claim.attempt + 1,
+        position: claim.position,
+        status: 'pending',
+        next_attempt_at: next,
+        created_at: laterThanAll(claim.webhook_id, at),
+        updated_at: at,
+      })
+      .execute();
+  }
+  const hook = await trx
+    .updateTable('webhooks')
+    .set({ failing_since: sql<string>`coalesce(failing_since, ${started.toISOString()}::timestamptz)` })
+    .where('id', '=', claim.webhook_id)
+    .returning(['enabled', sql<string>`failing_since::text`.as('failing_since')])
+    .executeTakeFirst();
+  if (!hook?.enabled || hook.failing_since === null) return { recorded: true, disabled: false };
+  if (now.getTime() - Date.parse(toIso(hook.failing_since)) < DISABLE_AFTER_MS) return { recorded: true, disabled: false };
+  await trx.updateTable('webhooks').set({ enabled: false, disabled_at: at, updated_at: at }).where('id', '=', claim.webhook_id).execute();
+  return { recorded: true, disabled: true };
+}
+
+/**
+ * `at`, or just after the newest delivery row of the webhook when that is not earlier: a
+ * webhook's attempts list newest first by `created_at`, and a retry or redelivery made at the
+ * same instant as the attempt before it (a clock that stands still) still lists above it.
+ */
+export function laterThanAll(webhookId: string, at: string) {
+  return sql<string>`greatest(${at}::timestamptz, (select max(created_at) + interval '1 microsecond' from webhook_deliveries where webhook_id = ${webhookId}))`;
+}
