@@ -1,6 +1,5 @@
-import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Database } from '../src/db/schema.js';
+import type { Db } from '../src/domain/context.js';
 import type { WebhookPolicy } from '../src/domain/webhook-addresses.js';
 import { recordWebhookDisabled, webhookPayloads } from '../src/domain/webhook-events.js';
 import { claimDueDeliveries, recordAttempt, type AttemptOutcome, type ClaimedDelivery } from '../src/domain/webhook-outbox.js';
@@ -9,7 +8,7 @@ import { sendDelivery } from './webhook-send.js';
 
 /** What delivering webhooks needs; everything it touches is handed in, so tests run it as is. */
 export interface WebhookDeps {
-  db: Kysely<Database>;
+  db: Db;
   /** The schedule's clock: when attempts are due, and the `webhook-timestamp` of each. */
   clock: () => Date;
   log: Logger;
