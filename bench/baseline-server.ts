@@ -17,7 +17,13 @@ import pg from 'pg';
  * - no statements: `JSON.stringify` of a fixed value (the raw route of a read without SQL).
  *
  * A string parameter holding `{{id}}` gets a new random value there on every request (the
- * id of an insert). Timestamps and int8 come back as tack reads them (text, numbers).
+ * id of an insert). `{{n}}` is the route's request counter modulo `cycle`, and `{{turn}}` how
+ * many times the counter went round (a write that picks the next seeded row, and a status that
+ * flips each time round). Timestamps and int8 come back as tack reads them (text, numbers).
+ *
+ * With `transaction`, the statements run between `begin` and `commit` on one connection, as a
+ * write does: the honest baseline of a write is the same work in one transaction through `pg`
+ * (claim the idempotency record, write the row, record the event, store the answer, commit).
  */
 
 interface Statement {
@@ -31,6 +37,12 @@ export interface RawRoute {
   mode: 'rows' | 'pg-json';
   /** With no statements: the value to answer, `JSON.stringify`ed on every request (a read with no SQL). */
   value?: unknown;
+  /** Run the statements in one transaction (`begin` … `commit`), answering the first row of `answer`'s statement. */
+  transaction?: boolean;
+  /** Index of the statement whose first row is the answer (default: the last). */
+  answer?: number;
+  /** The modulus of `{{n}}` (default: never wraps). */
+  cycle?: number;
 }
 
 const TEXT_TYPES = [1082, 1114, 1184];
@@ -49,7 +61,7 @@ const pool = databaseUrl
       } as pg.CustomTypesConfig,
     })
   : undefined;
-const routes = new Map<string, RawRoute & { names: string[]; fresh: boolean }>();
+const routes = new Map<string, RawRoute & { names: string[]; fresh: boolean; templated: boolean; count: number }>();
 let counter = 0;
 
 function wrap(route: RawRoute, sql: string): string {
@@ -65,14 +77,28 @@ async function run(id: string): Promise<string> {
   const client = await pool.connect();
   try {
     const fresh = route.fresh ? randomBytes(8).toString('hex') : '';
+    const count = route.count++;
+    const n = String(route.cycle ? count % route.cycle : count);
+    const turn = String(route.cycle ? Math.floor(count / route.cycle) : 0);
+    const fill = (p: unknown) => (typeof p === 'string' ? p.replaceAll('{{id}}', fresh).replaceAll('{{n}}', n).replaceAll('{{turn}}', turn) : p);
+    const answerAt = route.answer ?? route.statements.length - 1;
     let rows: Record<string, unknown>[] = [];
-    for (const [i, s] of route.statements.entries()) {
-      const last = i === route.statements.length - 1;
-      const values = route.fresh ? s.params.map((p) => (typeof p === 'string' ? p.replaceAll('{{id}}', fresh) : p)) : s.params;
-      ({ rows } = await client.query({ name: route.names[i], text: last ? wrap(route, s.sql) : s.sql, values }));
+    let answer: Record<string, unknown>[] = [];
+    if (route.transaction) await client.query('begin');
+    try {
+      for (const [i, s] of route.statements.entries()) {
+        const last = i === route.statements.length - 1;
+        const values = route.templated ? s.params.map(fill) : s.params;
+        ({ rows } = await client.query({ name: route.names[i], text: last && !route.transaction ? wrap(route, s.sql) : s.sql, values }));
+        if (i === answerAt) answer = rows;
+      }
+      if (route.transaction) await client.query('commit');
+    } catch (err) {
+      if (route.transaction) await client.query('rollback');
+      throw err;
     }
-    if (route.mode === 'pg-json') return (rows[0]?.body as string | undefined) ?? 'null';
-    return JSON.stringify(route.shape === 'page' ? { data: rows } : (rows[0] ?? null));
+    if (route.mode === 'pg-json') return (answer[0]?.body as string | undefined) ?? 'null';
+    return JSON.stringify(route.shape === 'page' ? { data: answer } : (answer[0] ?? null));
   } finally {
     client.release();
   }
@@ -86,6 +112,8 @@ app.post('/raw', async (request) => {
     ...route,
     names: route.statements.map(() => `raw${++counter}`),
     fresh: route.statements.some((s) => s.params.some((p) => typeof p === 'string' && p.includes('{{id}}'))),
+    templated: route.statements.some((s) => s.params.some((p) => typeof p === 'string' && p.includes('{{'))),
+    count: 0,
   });
   return { ok: true };
 });

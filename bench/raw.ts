@@ -18,14 +18,15 @@ export async function rawBaselines(
   id: string,
   statements: RawStatement[],
   shape: 'page' | 'one',
-  options: { write?: boolean } = {},
+  options: { write?: boolean; transaction?: boolean; answer?: number; cycle?: number; name?: string } = {},
 ): Promise<Target[]> {
   const modes = options.write ? (['rows'] as const) : (['rows', 'pg-json'] as const);
   const targets: Target[] = [];
   for (const mode of modes) {
-    const url = await register(ctx, { id: `${id}-${mode}`, statements, shape, mode }, options.write ? 'POST' : 'GET');
+    const { transaction, answer, cycle } = options;
+    const url = await register(ctx, { id: `${id}-${mode}`, statements, shape, mode, transaction, answer, cycle }, options.write ? 'POST' : 'GET');
     targets.push({
-      name: mode === 'rows' ? 'raw: pg + JSON.stringify' : 'raw: Postgres builds the JSON',
+      name: options.name ?? (mode === 'rows' ? 'raw: pg + JSON.stringify' : 'raw: Postgres builds the JSON'),
       url,
       ...(options.write ? { method: 'POST' } : {}),
     });
