@@ -36,9 +36,9 @@ const ANSWER = JSON.stringify({ id: 'x'.repeat(20), title: 'Bench todo', priorit
 function eventStatement(orgId: string, memberId: string, type: string, subjectType: string, subjectId: string): RawStatement {
   return {
     sql:
-      'insert into "events" ("id", "org_id", "type", "actor_member_id", "actor_name", "actor_agent", "face", "subject_type", "subject_id", "subject_ref", "changes", "data") ' +
-      'values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
-    params: ['evt_{{id}}', orgId, type, memberId, 'Owner', false, 'api', subjectType, subjectId, null, '{}', ANSWER],
+      'insert into "events" ("org_id", "type", "created_at", "actor_member_id", "actor_name", "actor_agent", "face", "subject_type", "subject_id", "subject_ref", "card_id", "audience", "member_id", "changes", "data") ' +
+      "values ($1, $2, now(), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) returning 'evt_' || \"seq\" as \"id\"",
+    params: [orgId, type, memberId, 'Owner', false, 'api', subjectType, subjectId, null, null, 'org', null, '{}', ANSWER],
   };
 }
 
