@@ -21,6 +21,9 @@ import { startWebhookRunner, type WebhookOptions } from './queue/webhook-runner.
 import { checkBotToken } from './slack/token-check.js';
 import { slackWebClient } from './slack/web-client.js';
 
+/** How long closing waits for the jobs' pool to end (see `release` in `startServer`). */
+const JOBS_CLOSE_GRACE_MS = 5_000;
+
 export interface RunningServer extends App {
   url: string;
   db: DbHandle;
@@ -78,7 +81,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     await notifications?.stop();
     await eventNotifications?.stop();
     redis?.disconnect();
-    if (jobsDb !== db) await jobsDb.close();
+    // A job's connection can be stuck on a database gone silent (a network black hole) for as
+    // long as a job's statement may run; its work is leased and runs again elsewhere, so the
+    // close of the jobs' pool is not waited for past a short bound.
+    if (jobsDb !== db) await Promise.race([jobsDb.close(), new Promise<void>((resolve) => setTimeout(resolve, JOBS_CLOSE_GRACE_MS).unref())]);
     await db.close();
   };
   try {

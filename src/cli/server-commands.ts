@@ -52,7 +52,10 @@ export function serveCommand(): Command {
         force.unref();
         server.close().then(
           () => process.exit(0),
-          () => process.exit(1),
+          (err: Error) => {
+            server?.app.log.error({ err: err.message }, 'shutting down: closing failed');
+            process.exit(1);
+          },
         );
       };
       process.on('SIGTERM', () => shutdown('SIGTERM'));

@@ -8,6 +8,12 @@ import type { JobsHandle } from './jobs-handle.js';
 
 /** How often due deliveries are looked for (the first attempt of a new event waits at most this). */
 export const WEBHOOK_POLL_MS = 1_000;
+/**
+ * How long closing waits for a sweep in progress. A sweep's attempts are leased, so one left
+ * behind (its database gone silent, its receiver slow) is sent again by the next worker once
+ * the lease ends: shutdown need not wait for it past this.
+ */
+const CLOSE_GRACE_MS = 5_000;
 
 const QUEUE = 'webhook-deliveries';
 
@@ -54,7 +60,7 @@ export async function startWebhookDeliveries(deps: WebhookDeps, options: Webhook
         stopping = true;
         clearTimeout(first);
         clearInterval(timer);
-        await running;
+        if (running) await Promise.race([running, new Promise<void>((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref())]);
       },
     };
   }
