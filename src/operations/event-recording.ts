@@ -6,7 +6,7 @@ import { RawJson } from '../db/raw-json.js';
 import { linkedTo, snapshot, type Snapshot, type SubjectKey } from '../domain/event-subjects.js';
 import { EVENT_TYPES, insertEvents, type EventDraft, type EventType } from '../domain/events.js';
 import { eventDescriptions, type ChangeDescription } from './event-descriptions.js';
-import type { Runtime } from './execute.js';
+import type { Runtime } from './runtime.js';
 import type { OperationCore } from './operation.js';
 import { writeTransaction } from './write-transaction.js';
 

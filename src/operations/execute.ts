@@ -5,29 +5,16 @@ import type { Ctx, Principal } from '../domain/context.js';
 import { AppError } from '../domain/errors.js';
 import { RawJson } from '../db/raw-json.js';
 import { claimKey, recordKey, requestHash, type IdempotencySlot } from '../domain/idempotency.js';
-import type { JobRunner } from '../domain/jobs.js';
-import type { WebhookPolicy } from '../domain/webhook-addresses.js';
 import { requireScope, requireWriter } from '../domain/permissions.js';
 import { slackProfileZone } from '../domain/time-zone.js';
 import { resolveDueDates } from '../domain/todo-due.js';
 import type { OperationCore } from './operation.js';
+import type { Runtime } from './runtime.js';
 import { writeTransaction } from './write-transaction.js';
+
+export type { Runtime } from './runtime.js';
 import { recordingRefusals, withEvents } from './event-recording.js';
 
-export interface Runtime {
-  db: Kysely<Database>;
-  clock: () => Date;
-  /** Base of snippets' public links, handed to the domain in every Ctx. */
-  publicBaseUrl?: string;
-  /** Where the web app is opened (sign-in links), handed to the domain in every Ctx. */
-  appUrl?: string;
-  /** Called after a write commits; `changesAuth` when it changed tokens or members (drop cached principals). */
-  afterCommit?: (change: { changesAuth: boolean }) => void;
-  /** Runs a background job now (`runJob`); absent where the server runs no jobs. */
-  jobs?: JobRunner;
-  /** How webhook URLs are checked, handed to the domain in every Ctx. */
-  webhooks?: WebhookPolicy;
-}
 
 export interface Outcome<B = string | null> {
   status: number;

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { announceAuthChange } from '../db/auth-notifications.js';
 import type { Database } from '../db/schema.js';
 import { isStalePlan, isTransientConflict } from '../db/errors.js';
-import type { Runtime } from './execute.js';
+import type { Runtime } from './runtime.js';
 
 /** Attempts of one write when Postgres reports a deadlock or serialization failure. */
 export const CONFLICT_ATTEMPTS = 4;

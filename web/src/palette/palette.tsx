@@ -6,7 +6,7 @@ import { api, ok } from '../api/client';
 import { keys } from '../api/queries';
 import type { components } from '../api/openapi';
 import { STATUS_LABEL, type WorkflowStatus } from '../api/types';
-import { NAV } from '../ui/shell';
+import { NAV } from '../ui/nav';
 import { notify, notifyError } from '../ui/toast-queue';
 import { createControl, startCreating } from './shortcuts';
 import './palette.css';

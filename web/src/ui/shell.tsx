@@ -6,14 +6,8 @@ import { useDocumentTitle } from './page-title';
 import { Toasts } from './toasts';
 import { initials } from '../lib/people';
 import { PaletteHost } from '../palette/palette-host';
+import { NAV } from './nav';
 
-export const NAV = [
-  { to: '/boards', label: 'Boards' },
-  { to: '/todos', label: 'Todos' },
-  { to: '/snippets', label: 'Snippets' },
-  { to: '/milestones', label: 'Milestones' },
-  { to: '/settings', label: 'Settings' },
-] as const;
 
 export function Shell() {
   const me = useMe();
