@@ -1,5 +1,4 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectEnvelope } from './helpers/envelope.js';
@@ -9,6 +8,7 @@ import { startTestServer, type TestServer } from './helpers/server.js';
 import { slackClient } from './helpers/slack-request.js';
 import { waitFor } from './helpers/wait.js';
 import { browser, codeOf, postSignin, sessionCookieOf, signIn, type Browser } from './helpers/web.js';
+import { connectMcp } from './helpers/mcp-http.js';
 
 /**
  * Contract §9: a credential never carries more than what made it, over time and across faces
@@ -67,8 +67,7 @@ async function signInFromSession(session: Browser, memberId: string): Promise<Br
 const todoCount = async () => Number((await t.database!.query('select count(*)::int as n from todos'))[0].n);
 
 async function mcpClient(token: string): Promise<Client> {
-  const client = new Client({ name: 'tack-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  const client = await connectMcp(t.url, token);
   clients.push(client);
   return client;
 }

@@ -1,5 +1,4 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changedTables, fingerprint } from './helpers/db-fingerprint.js';
@@ -7,6 +6,7 @@ import { leaksIn } from './helpers/envelope.js';
 import { startFakeSlack, type FakeSlack } from './helpers/fake-slack.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { slackClient } from './helpers/slack-request.js';
+import { connectMcp } from './helpers/mcp-http.js';
 
 /**
  * The other faces of the same operations, fuzzed as /v1 is in fuzz.test.ts: every MCP tool's
@@ -29,8 +29,7 @@ beforeAll(async () => {
   t = await startTestServer({ SLACK_SIGNING_SECRET: SECRET, SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_API_URL: fake.apiUrl });
   const me = await t.api('GET', '/v1/me');
   expect((await t.api('PATCH', `/v1/members/${me.body.member.id}`, { body: { slack_user_id: USER } })).status).toBe(200);
-  mcp = new Client({ name: 'tack-fuzz', version: '1.0.0' });
-  await mcp.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${t.token}` } } }));
+  mcp = await connectMcp(t.url, t.token, 'tack-fuzz');
   secrets = [t.token, SECRET, BOT_TOKEN];
 });
 afterAll(async () => {

@@ -1,6 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -13,6 +12,7 @@ import { BUILD_TIMEOUT_MS, ensureCliBuilt } from './helpers/build-cli.js';
 import { memberWithToken, token } from './helpers/factories.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { runTack, TACK_BIN } from './helpers/tack.js';
+import { connectMcp } from './helpers/mcp-http.js';
 
 /**
  * The MCP server an agent can trust with less: tools/list shows what the caller can use (a
@@ -43,8 +43,7 @@ afterAll(async () => {
 });
 
 async function httpClient(token: string): Promise<Client> {
-  const client = new Client({ name: 'tack-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  const client = await connectMcp(t.url, token);
   clients.push(client);
   return client;
 }

@@ -1,6 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,6 +11,7 @@ import { BUILD_TIMEOUT_MS, ensureCliBuilt } from './helpers/build-cli.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { recordingProxy, type RecordingProxy } from './helpers/recording-proxy.js';
 import { runTack, TACK_BIN } from './helpers/tack.js';
+import { connectMcp } from './helpers/mcp-http.js';
 
 let t: TestServer;
 let home: string;
@@ -33,8 +33,7 @@ afterAll(async () => {
 });
 
 async function httpClient(token: string): Promise<Client> {
-  const client = new Client({ name: 'tack-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  const client = await connectMcp(t.url, token);
   clients.push(client);
   return client;
 }

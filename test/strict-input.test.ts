@@ -7,6 +7,7 @@ import { operations } from '../src/operations/index.js';
 import type { Operation } from '../src/operations/operation.js';
 import { expectEnvelope } from './helpers/envelope.js';
 import { startTestServer, type ApiResponse, type TestServer } from './helpers/server.js';
+import { connectMcp } from './helpers/mcp-http.js';
 
 /**
  * Contract §7, strict input. The rules are mechanisms of the operation table, so most tests
@@ -17,8 +18,7 @@ let t: TestServer;
 let mcp: Client;
 beforeAll(async () => {
   t = await startTestServer();
-  mcp = new Client({ name: 'strict-test', version: '1.0.0' });
-  await mcp.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${t.token}` } } }));
+  mcp = await connectMcp(t.url, t.token, 'strict-test');
 });
 afterAll(async () => {
   await mcp?.close().catch(() => {});

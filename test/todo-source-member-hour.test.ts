@@ -1,7 +1,7 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { connectMcp } from './helpers/mcp-http.js';
 
 /**
  * The two fields this step adds, on every face the operation table generates: a todo's
@@ -13,8 +13,7 @@ let t: TestServer;
 let client: Client;
 beforeAll(async () => {
   t = await startTestServer();
-  client = new Client({ name: 'tack-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${t.token}` } } }));
+  client = await connectMcp(t.url, t.token);
 });
 afterAll(async () => {
   await client?.close().catch(() => {});
