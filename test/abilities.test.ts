@@ -142,6 +142,9 @@ describe('abilities of the caller', { timeout: 60_000 }, () => {
 
       const other = await t.api('POST', '/v1/tokens', { token: callerToken, body: { name: 'for the viewer', scopes: ['read'], member_id: members.viewer } });
       expect(other.status === 201, `${name}: token for another ${other.status} ${other.text}`).toBe(a.manage_tokens);
+
+      const todo = await t.api('POST', '/v1/todos', { token: callerToken, body: { title: `Todo of ${name}` } });
+      expect(todo.status === 201, `${name}: todo ${todo.status} ${todo.text}`).toBe(a.write);
     }
   });
 });

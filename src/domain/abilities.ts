@@ -26,6 +26,7 @@ export const NO_MEMBER_ABILITIES: MemberAbilities = Object.freeze({ change_role:
 
 export const callerAbilitiesSchema = z
   .object({
+    write: z.boolean().describe('Whether you may change work at all: create, edit, move and delete cards, todos, snippets and milestones (every write that needs the write scope; viewers and read-only credentials may not)'),
     manage_members: z.boolean().describe('Whether you may add members and change or remove others (createMember, updateMember, deleteMember)'),
     grant_roles: z.array(z.enum(ROLES)).describe('The roles you may give a member you add (createMember); empty when you may add none'),
     manage_boards: z.boolean().describe('Whether you may create, change and delete boards (createBoard, updateBoard, deleteBoard)'),
@@ -80,6 +81,7 @@ export function callerAbilities(principal: Principal): CallerAbilities {
     }),
   );
   return {
+    write: allows(() => writeGate(principal, 'write')),
     manage_members: configures,
     grant_roles,
     manage_boards: configures,
