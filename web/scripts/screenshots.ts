@@ -18,6 +18,9 @@ const server = await startTestServer();
 const browser = await launchChromium();
 try {
   const seeded = await seedTeam(server.api);
+  // One webhook for its settings page (a name that does not resolve here is accepted; its deliveries would fail).
+  const hook = await server.api('POST', '/v1/webhooks', { body: { url: 'https://hooks.example.com/tack', events: ['card.', 'todo.completed'], description: 'Deploy bot' } });
+  if (hook.status !== 201) throw new Error(`POST /v1/webhooks answered ${hook.status}: ${hook.text}`);
   const pages: [string, string][] = [
     ['boards', '/boards'],
     ['board', '/boards/eng'],
@@ -31,6 +34,7 @@ try {
     ['api-keys', '/settings/api-keys'],
     ['sessions', '/settings/sessions'],
     ['members', '/settings/members'],
+    ['webhooks', '/settings/webhooks'],
   ];
   const shots: { width: number; scheme: 'light' | 'dark'; only?: string[] }[] = [
     { width: 1280, scheme: 'light' },

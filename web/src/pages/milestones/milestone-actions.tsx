@@ -34,7 +34,7 @@ export function MilestoneActions({ milestone }: { milestone: Milestone }) {
     },
   });
   return (
-    <div className="row">
+    <div className="row item-actions">
       <FormDialog
         trigger={
           <Button className="button small">

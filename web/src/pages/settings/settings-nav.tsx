@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { useEffect, useRef, type ReactNode } from 'react';
 import { Link } from '@tanstack/react-router';
 import { useMe } from '../../api/queries';
 
@@ -14,8 +14,13 @@ export function SettingsNav() {
   const me = useMe();
   // Members and Webhooks are tabs for those who manage them (getMe's abilities); others still reach Members by its URL.
   const abilities = me.data?.abilities;
+  const nav = useRef<HTMLElement>(null);
+  // On a phone the tabs scroll sideways: keep the current one in sight.
+  useEffect(() => {
+    nav.current?.querySelector('[aria-current="page"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }, [abilities]);
   return (
-    <nav aria-label="Settings" className="segmented settings-nav">
+    <nav ref={nav} aria-label="Settings" className="segmented settings-nav">
       {ITEMS.filter((i) => !('manage' in i) || (abilities?.[i.manage] ?? false)).map((i) => (
         <Link key={i.to} to={i.to} activeOptions={{ exact: true }} activeProps={{ 'aria-current': 'page' }}>
           {i.label}
