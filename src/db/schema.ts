@@ -312,6 +312,8 @@ export interface SlackRateLimitsTable {
 /** Contract §10; see migration 0019. */
 export interface EventsTable {
   seq: Generated<string>;
+  /** The writing transaction's id (`pg_current_xact_id()`, migration 0022): readers order by `(xid, seq)`. */
+  xid: ColumnType<string, never, never>;
   org_id: string;
   type: string;
   created_at: string;
@@ -360,6 +362,8 @@ export interface WebhookDeliveriesTable {
   attempt: number;
   /** Order of first attempts (a retry keeps its first attempt's): an endpoint gets events in this order. */
   position: ColumnType<string, string | number | bigint, never>;
+  /** The transaction of the first attempt's event (a retry keeps it): with `position`, the order an endpoint gets its events in. */
+  xid: ColumnType<string, string | undefined, never>;
   status: WebhookDeliveryStatus;
   response_status: number | null;
   duration_ms: number | null;

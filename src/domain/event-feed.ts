@@ -6,38 +6,90 @@ import type { EventRow } from './events.js';
 /** Rows read at once by the feed and by a stream catching up. */
 export const EVENT_BATCH = 500;
 
+/**
+ * Where a reader is in the events' commit order: the `(xid, seq)` of the last row it read
+ * (migration 0022). A transaction's events share its `xid`; every later committed event has a
+ * greater pair than one already read, because rows are read only once every older transaction
+ * has ended (`readyEvents`).
+ */
+export interface EventPosition {
+  xid: string;
+  seq: string;
+}
+
+export const positionOf = (row: Pick<EventRow, 'xid' | 'seq'>): EventPosition => ({ xid: String(row.xid), seq: String(row.seq) });
+
+/** Whether `row` comes after `position` in commit order. */
+export function isAfter(row: Pick<EventRow, 'xid' | 'seq'>, position: EventPosition): boolean {
+  const xid = BigInt(row.xid);
+  const at = BigInt(position.xid);
+  return xid > at || (xid === at && BigInt(row.seq) > BigInt(position.seq));
+}
+
 /** An open stream, as the feed sees it. */
 export interface FeedSubscriber {
-  /** New events, in `seq` order, every one committed since the last batch (unfiltered). */
+  /** New events, in commit order, every one committed since the last batch (unfiltered). */
   deliver(rows: readonly EventRow[]): void;
   /** The process is shutting down: end cleanly. */
   end(): void;
 }
 
-/** Events after `seq`, in order, at most `limit`: the feed's reads and a stream's catch-up. */
-export function eventsAfter(db: Kysely<Database>, seq: string, limit = EVENT_BATCH, where?: ExpressionOrFactory<Database, 'events', SqlBool>): Promise<EventRow[]> {
-  let q = db.selectFrom('events').selectAll().where('seq', '>', sql<string>`cast(${seq} as bigint)`);
-  if (where) q = q.where(where);
-  return q.orderBy('seq').limit(limit).execute();
+/** A read of the events after a position: the rows ready to hand out, and whether later ones wait for an older transaction. */
+export interface ReadyEvents {
+  rows: EventRow[];
+  /** Committed rows after these wait until an older transaction still running ends: read again shortly. */
+  heldBack: boolean;
 }
 
-/** The `seq` of the last event committed (0 for none): a stream without Last-Event-ID starts after it. */
-export async function lastCommitted(db: Kysely<Database>): Promise<string> {
-  const row = await db.selectFrom('events').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst();
-  return row?.seq == null ? '0' : String(row.seq);
+/**
+ * Events after `position` in commit order, at most `limit`, that no transaction still running
+ * can precede: the feed's reads and a stream's catch-up. One statement:
+ *
+ *   select *, xid < pg_snapshot_xmin(pg_current_snapshot()) as ready from events
+ *   where (xid, seq) > ($xid, $seq) [and …] order by xid, seq limit $limit
+ *
+ * Rows with `ready` false (an older transaction is still running, and may yet commit events
+ * that come before them) sort after every ready one; they are left for the next read.
+ */
+export async function readyEvents(db: Kysely<Database>, position: EventPosition, limit = EVENT_BATCH, where?: ExpressionOrFactory<Database, 'events', SqlBool>): Promise<ReadyEvents> {
+  let q = db
+    .selectFrom('events')
+    .selectAll()
+    .select(sql<boolean>`xid < pg_snapshot_xmin(pg_current_snapshot())`.as('ready'))
+    .where(sql<boolean>`(xid, seq) > (cast(${position.xid} as xid8), cast(${position.seq} as bigint))`);
+  if (where) q = q.where(where);
+  const found = await q.orderBy('xid').orderBy('seq').limit(limit).execute();
+  const ready = found.findIndex((r) => !r.ready);
+  const rows = (ready < 0 ? found : found.slice(0, ready)).map(({ ready: _ready, ...row }) => row);
+  return { rows, heldBack: ready >= 0 };
 }
+
+/**
+ * Where live events start now: every transaction older than the oldest still running has
+ * ended, so every event from that transaction on is still to come (a few committed just
+ * before may come too; a reader skips what it already has by position).
+ */
+export async function liveFrom(db: Kysely<Database>): Promise<EventPosition> {
+  const { rows } = await sql<{ xid: string }>`select pg_snapshot_xmin(pg_current_snapshot())::text as xid`.execute(db);
+  return { xid: rows[0]!.xid, seq: '0' };
+}
+
+/** Pauses before reading again while rows are held back by an older transaction (ms; doubling, up to the last). */
+const HELD_BACK_DELAYS = [5, 10, 20, 50, 100, 200, 500, 1_000];
 
 /**
  * The one reader of new events in a process: told that events were committed (the NOTIFY of
  * any process on the same Postgres, heard on one LISTEN connection; on PGlite, its own), it
- * reads every row after the last one it read, in batches by `seq`, and hands them to each
- * open stream, which filters them for its caller. Events commit in `seq` order (the events
- * lock), so reading after the last `seq` misses none; after a lost LISTEN connection, the
- * next read catches up from there.
+ * reads every row after the last one it read, in batches in commit order (`readyEvents`), and
+ * hands them to each open stream, which filters them for its caller. A row committed while an
+ * older transaction still runs is held back until that one ends (read again after a short
+ * pause, since an older transaction that records no event sends no NOTIFY); after a lost
+ * LISTEN connection, the next read catches up from the last row read.
  */
 export class EventFeed {
   readonly #subscribers = new Set<FeedSubscriber>();
-  #last: string | undefined;
+  #last: EventPosition | undefined;
+  #heldBack = 0;
   #reading: Promise<void> | undefined;
   #again = false;
   #retry: NodeJS.Timeout | undefined;
@@ -53,12 +105,12 @@ export class EventFeed {
    * events, so that the first one it hears of is not taken for one it had read.
    */
   async start(): Promise<void> {
-    this.#last = await lastCommitted(this.db);
+    this.#last = await liveFrom(this.db);
   }
 
-  /** The `seq` of the last event read (from `start`, else from the first read). */
-  async #lastRead(): Promise<string> {
-    this.#last ??= await lastCommitted(this.db);
+  /** The position of the last event read (from `start`, else from the first read). */
+  async #lastRead(): Promise<EventPosition> {
+    this.#last ??= await liveFrom(this.db);
     return this.#last;
   }
 
@@ -87,11 +139,15 @@ export class EventFeed {
         this.#again = false;
         let from = await this.#lastRead();
         for (;;) {
-          const rows = await eventsAfter(this.db, from);
-          if (rows.length === 0 || this.#closed) break;
-          from = this.#last = rows[rows.length - 1]!.seq;
-          for (const subscriber of this.#subscribers) subscriber.deliver(rows);
-          if (rows.length < EVENT_BATCH) break;
+          const { rows, heldBack } = await readyEvents(this.db, from);
+          if (this.#closed) break;
+          if (rows.length > 0) {
+            from = this.#last = positionOf(rows[rows.length - 1]!);
+            for (const subscriber of this.#subscribers) subscriber.deliver(rows);
+          }
+          if (heldBack) this.#readAgainSoon(rows.length > 0);
+          else this.#heldBack = 0;
+          if (heldBack || rows.length < EVENT_BATCH) break;
         }
       } while (this.#again && !this.#closed);
     } catch (err) {
@@ -101,6 +157,15 @@ export class EventFeed {
       this.#retry = setTimeout(() => this.poke(), 1_000);
       this.#retry.unref();
     }
+  }
+
+  /** Rows wait for an older transaction: read again after a pause that grows while nothing moves. */
+  #readAgainSoon(moved: boolean): void {
+    if (moved) this.#heldBack = 0;
+    const delay = HELD_BACK_DELAYS[Math.min(this.#heldBack++, HELD_BACK_DELAYS.length - 1)]!;
+    clearTimeout(this.#retry);
+    this.#retry = setTimeout(() => this.poke(), delay);
+    this.#retry.unref();
   }
 
   /** Ends every open stream (a shutdown's drain) and reads no more. */

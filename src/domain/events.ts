@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import type { Selectable } from 'kysely';
-import { announceEvents, lockEvents } from '../db/event-notifications.js';
-import type { EventsTable } from '../db/schema.js';
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import { EVENTS_CHANNEL } from '../db/event-notifications.js';
+import type { Database, EventsTable } from '../db/schema.js';
 import { FACES, type Ctx } from './context.js';
 import { SUBJECT_TYPES, type Snapshot, type SubjectKey } from './event-subjects.js';
 import { toIso } from './time.js';
-import { queueWebhookDeliveries } from './webhook-outbox.js';
+import { storeKeyRecord, type KeyRecord } from './idempotency.js';
+import { queueDeliveriesOfWritten } from './webhook-outbox.js';
 
 /** Every type of event (contract §10). */
 export const EVENT_TYPES = [
@@ -90,43 +91,70 @@ async function actorName(ctx: Ctx): Promise<string> {
   return row?.name ?? '';
 }
 
+/** One event row as written (its `seq` and `xid` come from the database). */
+export type EventValues = Omit<Insertable<EventsTable>, 'seq' | 'changes' | 'data'> & {
+  changes: Record<string, unknown>;
+  data: Record<string, unknown> | null;
+};
+
 /**
- * Records the write's events in its own transaction (`ctx.db`): takes the events lock (so
- * they commit in `seq` order), inserts them in order, and announces the last one to every
- * process (delivered on commit only).
+ * Records the write's events in its own transaction (`ctx.db`), in one statement with what
+ * goes with them: the webhooks' deliveries, the idempotency record of the write (`key`, when
+ * it has one) and the NOTIFY that tells every process (delivered on commit only).
  */
-export async function insertEvents(ctx: Ctx, drafts: readonly EventDraft[]): Promise<void> {
-  if (drafts.length === 0) return;
+export async function insertEvents(ctx: Ctx, drafts: readonly EventDraft[], key?: KeyRecord): Promise<void> {
+  if (drafts.length === 0) {
+    if (key) await storeKeyRecord(key).execute(ctx.db);
+    return;
+  }
   const p = ctx.principal;
   const name = await actorName(ctx);
   const createdAt = ctx.clock().toISOString();
-  await lockEvents(ctx.db);
-  const rows = await ctx.db
-    .insertInto('events')
-    .values(
-      drafts.map((d) => ({
-        org_id: p.orgId,
-        type: d.type,
-        created_at: createdAt,
-        actor_member_id: p.memberId,
-        actor_name: name,
-        actor_agent: p.agent,
-        face: p.face ?? 'api',
-        subject_type: d.subject.type,
-        subject_id: d.subject.id,
-        subject_ref: d.snapshot.ref,
-        card_id: d.snapshot.cardId,
-        audience: d.snapshot.audience,
-        member_id: d.snapshot.memberId,
-        changes: JSON.stringify(d.changes),
-        data: d.data === null ? null : JSON.stringify(d.data),
-      })),
-    )
-    .returning('seq')
-    .execute();
-  // Webhooks' outbox: their deliveries commit with the events, or not at all.
-  await queueWebhookDeliveries(ctx.db, rows.map((r) => r.seq));
-  await announceEvents(ctx.db, rows[rows.length - 1]!.seq);
+  await writeEvents(
+    ctx.db,
+    drafts.map((d) => ({
+      org_id: p.orgId,
+      type: d.type,
+      created_at: createdAt,
+      actor_member_id: p.memberId,
+      actor_name: name,
+      actor_agent: p.agent,
+      face: p.face ?? 'api',
+      subject_type: d.subject.type,
+      subject_id: d.subject.id,
+      subject_ref: d.snapshot.ref,
+      card_id: d.snapshot.cardId,
+      audience: d.snapshot.audience,
+      member_id: d.snapshot.memberId,
+      changes: d.changes,
+      data: d.data,
+    })),
+    key,
+  );
+}
+
+/**
+ * Writes event rows, in order, with their webhook deliveries, the idempotency record `key`
+ * and the NOTIFY, in one statement (one round trip; no lock: readers order by `(xid, seq)`,
+ * see `readyEvents`):
+ *
+ *   with written as (insert into events (…) select … from jsonb_to_recordset($rows) as r(…, n) order by r.n returning …),
+ *        queued as (<queueDeliveriesOfWritten>),
+ *        stored as (<storeKeyRecord>)
+ *   select pg_notify('tack_events', max(seq)::text) from written
+ */
+export async function writeEvents(db: Kysely<Database>, rows: readonly EventValues[], key?: KeyRecord): Promise<void> {
+  const stored = key ? sql`, stored as (${storeKeyRecord(key)})` : sql``;
+  await sql`
+    with written as (
+      insert into events (org_id, type, created_at, actor_member_id, actor_name, actor_agent, face, subject_type, subject_id, subject_ref, card_id, audience, member_id, changes, data)
+      select r.org_id, r.type, r.created_at, r.actor_member_id, r.actor_name, r.actor_agent, r.face, r.subject_type, r.subject_id, r.subject_ref, r.card_id, r.audience, r.member_id, r.changes, r.data
+      from jsonb_to_recordset(cast(${JSON.stringify(rows.map((row, n) => ({ ...row, n })))} as jsonb)) as r(org_id text, type text, created_at timestamptz, actor_member_id text, actor_name text, actor_agent boolean, face text,
+        subject_type text, subject_id text, subject_ref text, card_id text, audience text, member_id text, changes jsonb, data jsonb, n int)
+      order by r.n
+      returning seq, org_id, type, audience, created_at
+    ), queued as (${queueDeliveriesOfWritten})${stored}
+    select pg_notify(${EVENTS_CHANNEL}, max(seq)::text) from written`.execute(db);
 }
 
 export type EventRow = Selectable<EventsTable>;

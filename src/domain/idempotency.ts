@@ -87,30 +87,40 @@ export async function claimKey(trx: Kysely<Database>, slot: IdempotencySlot): Pr
   return { status: existing.status, body: existing.body === null ? null : unseal(existing.body, slot) };
 }
 
-/** Records the response in the same transaction as the write it guards. */
-export async function recordKey(trx: Kysely<Database>, slot: IdempotencySlot, response: StoredResponse): Promise<void> {
+/** The row an idempotency record stores: the response, its body sealed when the caller has a replay secret. */
+export interface KeyRecord {
+  token_id: string;
+  operation: string;
+  key: string;
+  request_hash: string;
+  status: number;
+  body: string | null;
+}
+
+export function keyRecord(slot: IdempotencySlot, response: StoredResponse): KeyRecord {
   const secret = slot.secret;
   const body = response.body !== null && secret ? seal(response.body, { ...slot, secret }) : response.body;
-  await trx
-    .insertInto('idempotency_keys')
-    .values({
-      token_id: slot.owner,
-      operation: slot.operation,
-      key: slot.key,
-      request_hash: slot.hash,
-      status: response.status,
-      body,
-    })
-    // Only an expired record can be in the way here (a live one was replayed above).
-    .onConflict((oc) =>
-      oc.columns(['token_id', 'operation', 'key']).doUpdateSet({
-        request_hash: slot.hash,
-        status: response.status,
-        body,
-        created_at: sql`now()`,
-      }),
-    )
-    .execute();
+  return { token_id: slot.owner, operation: slot.operation, key: slot.key, request_hash: slot.hash, status: response.status, body };
+}
+
+/**
+ * Stores a record (only an expired one can be in the way: a live one was replayed by
+ * `claimKey`), as a statement of its own or inside another (`storeKeyRecord` is also a CTE of
+ * `writeEvents`'s statement):
+ *
+ *   insert into idempotency_keys (token_id, operation, key, request_hash, status, body) values (…)
+ *   on conflict (token_id, operation, key) do update set request_hash = …, status = …, body = …, created_at = now()
+ */
+export function storeKeyRecord(record: KeyRecord) {
+  return sql`insert into idempotency_keys (token_id, operation, key, request_hash, status, body)
+    values (${record.token_id}, ${record.operation}, ${record.key}, ${record.request_hash}, ${record.status}, ${record.body})
+    on conflict (token_id, operation, key) do update
+    set request_hash = excluded.request_hash, status = excluded.status, body = excluded.body, created_at = now()`;
+}
+
+/** Records the response in the same transaction as the write it guards. */
+export async function recordKey(trx: Kysely<Database>, slot: IdempotencySlot, response: StoredResponse): Promise<void> {
+  await storeKeyRecord(keyRecord(slot, response)).execute(trx);
 }
 
 /** Deletes records past their 24 hours; returns how many. */

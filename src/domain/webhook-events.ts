@@ -1,8 +1,6 @@
 import type { Kysely } from 'kysely';
-import { announceEvents, lockEvents } from '../db/event-notifications.js';
 import type { Database } from '../db/schema.js';
-import { eventColumns, presentEvent } from './events.js';
-import { queueWebhookDeliveries } from './webhook-outbox.js';
+import { eventColumns, presentEvent, writeEvents } from './events.js';
 import { presentWebhook, webhookColumns } from './webhooks.js';
 
 /** What a delivery POSTs for one event (Standard Webhooks): `{type, timestamp, data: <the event>}`, as sent. */
@@ -29,10 +27,8 @@ export async function webhookPayloads(db: Kysely<Database>, seqs: readonly strin
 export async function recordWebhookDisabled(trx: Kysely<Database>, webhookId: string, now: Date): Promise<void> {
   const hook = await trx.selectFrom('webhooks').select([...webhookColumns, 'org_id']).where('id', '=', webhookId).executeTakeFirstOrThrow();
   const data = presentWebhook(hook);
-  await lockEvents(trx);
-  const row = await trx
-    .insertInto('events')
-    .values({
+  await writeEvents(trx, [
+    {
       org_id: hook.org_id,
       type: 'webhook.disabled',
       created_at: now.toISOString(),
@@ -46,11 +42,8 @@ export async function recordWebhookDisabled(trx: Kysely<Database>, webhookId: st
       card_id: null,
       audience: 'admins',
       member_id: null,
-      changes: JSON.stringify({ enabled: [true, false], disabled_at: [null, data.disabled_at] }),
-      data: JSON.stringify(data),
-    })
-    .returning('seq')
-    .executeTakeFirstOrThrow();
-  await queueWebhookDeliveries(trx, [row.seq]);
-  await announceEvents(trx, row.seq);
+      changes: { enabled: [true, false], disabled_at: [null, data.disabled_at] },
+      data: data as unknown as Record<string, unknown>,
+    },
+  ]);
 }

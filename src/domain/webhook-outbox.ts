@@ -16,32 +16,31 @@ export const DISABLE_AFTER_MS = 3 * 24 * 3_600_000;
 export const LEASE_MS = 60_000;
 
 /**
- * Queues one pending delivery per event and matching webhook, in the transaction that
- * records the events (so they commit, or vanish, together): every enabled webhook of the
- * event's organization whose `events` name its type (`*`, the type, or a prefix ending in
- * `.`), except for events only their owner may see (a personal todo's). One statement:
+ * Queues one pending delivery per event and matching webhook, in the statement that records
+ * the events (`writeEvents`: this is its CTE over the inserted rows, `written`), so they
+ * commit, or vanish, together: every enabled webhook of the event's organization whose
+ * `events` name its type (`*`, the type, or a prefix ending in `.`), except for events only
+ * their owner may see (a personal todo's).
  *
  *   insert into webhook_deliveries (…)
  *   select …, nextval('webhook_delivery_positions'), 'pending', e.created_at
- *   from events e join webhooks w on w.org_id = e.org_id and w.enabled
- *   where e.seq = any($seqs) and e.audience <> 'owner' and <w.events match e.type>
+ *   from written e join webhooks w on w.org_id = e.org_id and w.enabled
+ *   where e.audience <> 'owner' and <w.events match e.type>
  *   order by e.seq, w.id
  *
- * Positions are taken in event order, under the events' own lock, so they follow commit order.
+ * The delivery's `xid` is its transaction's, as its event's: claims go in `(xid, position)`
+ * order, once no older transaction is running (`claimDueDeliveries`), so an endpoint gets
+ * its events in commit order.
  */
-export async function queueWebhookDeliveries(db: Kysely<Database>, seqs: readonly (string | number)[]): Promise<void> {
-  if (seqs.length === 0) return;
-  await sql`
+export const queueDeliveriesOfWritten = sql`
     insert into webhook_deliveries (id, webhook_id, event_id, event_seq, attempt, position, status, next_attempt_at, created_at, updated_at)
     select 'whd_' || replace(gen_random_uuid()::text, '-', ''), w.id, 'evt_' || e.seq, e.seq, 1,
            nextval('webhook_delivery_positions'), 'pending', e.created_at, e.created_at, e.created_at
-    from events e
+    from written e
     join webhooks w on w.org_id = e.org_id and w.enabled
-    where e.seq = any(${sql.val(seqs.map(String))}::bigint[])
-      and e.audience <> 'owner'
+    where e.audience <> 'owner'
       and exists (select 1 from unnest(w.events) p where p = '*' or p = e.type or (right(p, 1) = '.' and left(e.type, length(p)) = p))
-    order by e.seq, w.id`.execute(db);
-}
+    order by e.seq, w.id`;
 
 /** An attempt a worker has claimed: what to send, where, signed with what. */
 export interface ClaimedDelivery {
@@ -51,6 +50,8 @@ export interface ClaimedDelivery {
   event_seq: string;
   attempt: number;
   position: string;
+  /** The first attempt's transaction: a retry keeps it, with the position. */
+  xid: string;
   lease_until: string;
   url: string;
   secret: string;
@@ -58,8 +59,10 @@ export interface ClaimedDelivery {
 
 /**
  * Claims up to `limit` due attempts, at most one per endpoint: the earliest open one by
- * position (so an endpoint gets its events in order of first attempt, and one that is down
- * holds the rest until it answers). Due means pending with `next_attempt_at` reached, or
+ * `(xid, position)` (so an endpoint gets its events in commit order, which is the order of
+ * first attempts, and one that is down holds the rest until it answers), taken only once
+ * every transaction older than its own has ended (one still running could yet commit an
+ * earlier delivery). Due means pending with `next_attempt_at` reached, or
  * sending with an expired lease (its worker died mid-delivery: the same attempt goes again).
  * `FOR UPDATE SKIP LOCKED` and the lease keep two workers from sending one attempt twice.
  */
@@ -77,15 +80,16 @@ export async function claimDueDeliveries(db: Kysely<Database>, now: Date, limit:
         where c.status in ('pending', 'sending')
           and c.next_attempt_at <= ${at}::timestamptz
           and (c.status = 'pending' or c.lease_until <= ${at}::timestamptz)
+          and c.xid < pg_snapshot_xmin(pg_current_snapshot())
           and not exists (
             select 1 from webhook_deliveries e
-            where e.webhook_id = c.webhook_id and e.status in ('pending', 'sending') and e.position < c.position
+            where e.webhook_id = c.webhook_id and e.status in ('pending', 'sending') and (e.xid, e.position) < (c.xid, c.position)
           )
-        order by c.position
+        order by c.xid, c.position
         limit ${limit}
         for update of c skip locked
       )
-    returning d.id, d.webhook_id, d.event_id, d.event_seq::text as event_seq, d.attempt, d.position::text as position,
+    returning d.id, d.webhook_id, d.event_id, d.event_seq::text as event_seq, d.attempt, d.position::text as position, d.xid::text as xid,
               d.lease_until::text as lease_until, w.url, w.secret`.execute(db);
   return rows;
 }
@@ -147,6 +151,7 @@ export async function recordAttempt(trx: Kysely<Database>, claim: ClaimedDeliver
         event_seq: claim.event_seq,
         attempt: claim.attempt + 1,
         position: claim.position,
+        xid: claim.xid,
         status: 'pending',
         next_attempt_at: next,
         created_at: laterThanAll(claim.webhook_id, at),

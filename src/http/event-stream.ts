@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { confirmCaller } from '../domain/confirm-caller.js';
 import type { Ctx } from '../domain/context.js';
 import { eventConditions, matches, resolveFilter, type ResolvedFilter } from '../domain/event-list.js';
-import { EVENT_BATCH, eventsAfter, lastCommitted, type EventFeed } from '../domain/event-feed.js';
+import { EVENT_BATCH, isAfter, liveFrom, positionOf, readyEvents, type EventFeed, type EventPosition } from '../domain/event-feed.js';
 import { presentEvent, seqOf, type EventRow } from '../domain/events.js';
 import { requireScope } from '../domain/permissions.js';
 import { streamEventsOp } from '../operations/events.js';
@@ -50,7 +50,7 @@ export function registerEventStream(app: FastifyInstance, deps: EventStreamDeps)
     const ctx: Ctx = { db: deps.runtime.db, clock: deps.runtime.clock, principal };
     const resolved = await resolveFilter(ctx, filter);
     const lastEventId = request.headers['last-event-id'];
-    const resumeFrom = typeof lastEventId === 'string' && lastEventId !== '' ? await keptSeq(ctx, lastEventId) : undefined;
+    const resumeFrom = typeof lastEventId === 'string' && lastEventId !== '' ? await keptPosition(ctx, lastEventId) : undefined;
 
     const res = reply.hijack().raw;
     res.writeHead(200, {
@@ -65,7 +65,8 @@ export function registerEventStream(app: FastifyInstance, deps: EventStreamDeps)
     // Until it knows where live events start (and, resuming, has caught up from the table),
     // the stream keeps what the feed hands it, and sends it after.
     let waiting: EventRow[] | undefined = [];
-    let last = '0';
+    // The last event handed over (or skipped by the filter), in commit order.
+    let last: EventPosition = { xid: '0', seq: '0' };
     const keepAlive = setTimeout(() => write(': keep-alive\n\n'), keepAliveMs);
     const write = (text: string) => {
       if (!open) return;
@@ -75,8 +76,8 @@ export function registerEventStream(app: FastifyInstance, deps: EventStreamDeps)
     };
     const send = (rows: readonly EventRow[]) => {
       for (const row of rows) {
-        if (BigInt(row.seq) <= BigInt(last)) continue;
-        last = row.seq;
+        if (!isAfter(row, last)) continue;
+        last = positionOf(row);
         if (matches(row, principal, resolved)) write(frame(row));
       }
       // A token revoked or a member removed or changed: the caller is read again, and a
@@ -106,8 +107,8 @@ export function registerEventStream(app: FastifyInstance, deps: EventStreamDeps)
     res.on('error', close);
 
     try {
-      // Live from the last event committed now: the feed hands over every later one.
-      last = await lastCommitted(deps.runtime.db);
+      // Live from where events still to come start now: the feed hands over every later one.
+      last = await liveFrom(deps.runtime.db);
       write(': connected\n\n');
       if (resumeFrom === 'reset') write('event: reset\ndata: {}\n\n');
       else if (resumeFrom !== undefined) {
@@ -124,25 +125,27 @@ export function registerEventStream(app: FastifyInstance, deps: EventStreamDeps)
   });
 }
 
-/** The `seq` a Last-Event-ID resumes after, or `reset` when it is none of ours or no longer kept. */
-async function keptSeq(ctx: Ctx, id: string): Promise<string | 'reset'> {
+/** The position a Last-Event-ID resumes after (its event's `(xid, seq)`), or `reset` when it is none of ours or no longer kept. */
+async function keptPosition(ctx: Ctx, id: string): Promise<EventPosition | 'reset'> {
   const seq = seqOf(id);
   if (seq === undefined) return 'reset';
-  const row = await ctx.db.selectFrom('events').select('seq').where('org_id', '=', ctx.principal.orgId).where('seq', '=', seq).executeTakeFirst();
-  return row ? seq : 'reset';
+  const row = await ctx.db.selectFrom('events').select(['xid', 'seq']).where('org_id', '=', ctx.principal.orgId).where('seq', '=', seq).executeTakeFirst();
+  return row ? positionOf(row) : 'reset';
 }
 
 /**
- * Sends every kept event after `seq` that the stream selects, in order, in batches.
+ * Sends every kept event after `position` that the stream selects, in commit order, in
+ * batches, as far as no transaction still running can precede them; the feed hands over the
+ * rest (the stream skips what it already sent).
  */
-async function catchUp(ctx: Ctx, filter: ResolvedFilter, seq: string, send: (rows: EventRow[]) => void, open: () => boolean): Promise<void> {
+async function catchUp(ctx: Ctx, filter: ResolvedFilter, position: EventPosition, send: (rows: EventRow[]) => void, open: () => boolean): Promise<void> {
   const where = eventConditions(ctx.principal, filter);
-  let from = seq;
+  let from = position;
   while (open()) {
-    const rows = await eventsAfter(ctx.db, from, EVENT_BATCH, where);
+    const { rows, heldBack } = await readyEvents(ctx.db, from, EVENT_BATCH, where);
     if (rows.length === 0) return;
     send(rows);
-    from = rows[rows.length - 1]!.seq;
-    if (rows.length < EVENT_BATCH) return;
+    from = positionOf(rows[rows.length - 1]!);
+    if (heldBack || rows.length < EVENT_BATCH) return;
   }
 }

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Ctx } from '../domain/context.js';
 import { AppError } from '../domain/errors.js';
+import type { KeyRecord } from '../domain/idempotency.js';
 import { RawJson } from '../db/raw-json.js';
 import { linkedTo, snapshot, type Snapshot, type SubjectKey } from '../domain/event-subjects.js';
 import { EVENT_TYPES, insertEvents, type EventDraft, type EventType } from '../domain/events.js';
@@ -74,12 +75,17 @@ function typeOf(key: SubjectKey, before: Snapshot | undefined, after: Snapshot |
 /**
  * Runs one write (`run`, inside its transaction `ctx.db`) and records an event for each thing
  * it changed, in the same transaction: the things its description names are read before and
- * after it, as their read operations answer them. Replays never get here; a write that fails
+ * after it, as their read operations answer them. The write's idempotency record (`keyOf` its
+ * answer) is stored in the events' own statement. Replays never get here; a write that fails
  * rolls back with its events.
  */
-export async function withEvents<T>(ctx: Ctx, op: OperationCore, input: Record<string, unknown>, run: () => Promise<T>): Promise<T> {
+export async function withEvents<T>(ctx: Ctx, op: OperationCore, input: Record<string, unknown>, run: () => Promise<T>, keyOf: (answer: T) => KeyRecord | undefined = () => undefined): Promise<T> {
   const described = describedChanges(op);
-  if (!described) return run();
+  if (!described) {
+    const answer = await run();
+    await insertEvents(ctx, [], keyOf(answer));
+    return answer;
+  }
   const watched = new Map<string, Watched>();
   await watch(ctx, (await described.touches?.(ctx, input)) ?? [], watched, true);
   const answer = await run();
@@ -103,7 +109,7 @@ export async function withEvents<T>(ctx: Ctx, op: OperationCore, input: Record<s
     const type = typeOf(key, before, after, changes);
     if (type) drafts.push({ type, subject: key, snapshot: (after ?? before)!, changes, data: after?.data ?? null });
   }
-  await insertEvents(ctx, drafts);
+  await insertEvents(ctx, drafts, keyOf(answer));
   return answer;
 }
 

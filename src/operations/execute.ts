@@ -4,7 +4,7 @@ import { confirmCaller } from '../domain/confirm-caller.js';
 import type { Ctx, Principal } from '../domain/context.js';
 import { AppError } from '../domain/errors.js';
 import { RawJson } from '../db/raw-json.js';
-import { claimKey, recordKey, requestHash, type IdempotencySlot } from '../domain/idempotency.js';
+import { claimKey, keyRecord, recordKey, requestHash, type IdempotencySlot } from '../domain/idempotency.js';
 import { requireScope, requireWriter } from '../domain/permissions.js';
 import { slackProfileZone } from '../domain/time-zone.js';
 import { resolveDueDates } from '../domain/todo-due.js';
@@ -78,11 +78,14 @@ export async function execute(
       const stored = await claimKey(trx, slot);
       if (stored) return { ...stored, replayed: true };
     }
-    const result = await withEvents(ctx(trx, caller), op, input, () => op.run(ctx(trx, caller), input));
-    const response = { status: op.status, body: present(result) };
-    if (slot) await recordKey(trx, slot, recorded(response));
+    let response: { status: number; body: unknown } | undefined;
+    // The answer is stored with the events, in their statement (one round trip less).
+    await withEvents(ctx(trx, caller), op, input, () => op.run(ctx(trx, caller), input), (result) => {
+      response = { status: op.status, body: present(result) };
+      return slot && keyRecord(slot, recorded(response));
+    });
     if (op.changesAuth) await scope.authChanged();
-    return { ...response, replayed: false };
+    return { ...response!, replayed: false };
   });
   return recordingRefusals(rt, op, (db) => ctx(db), input, write);
 }
