@@ -1,6 +1,7 @@
 import { sql, type ExpressionOrFactory, type Kysely, type SqlBool } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/schema.js';
+import { eventHorizon } from './event-horizon.js';
 import type { EventRow } from './events.js';
 
 /** Rows read at once by the feed and by a stream catching up. */
@@ -43,19 +44,21 @@ export interface ReadyEvents {
 
 /**
  * Events after `position` in commit order, at most `limit`, that no transaction still running
- * can precede: the feed's reads and a stream's catch-up. One statement:
+ * can precede: the feed's reads and a stream's catch-up. Two statements: the horizon
+ * (`eventHorizon`), then
  *
- *   select *, xid < pg_snapshot_xmin(pg_current_snapshot()) as ready from events
+ *   select *, xid < $horizon as ready from events
  *   where (xid, seq) > ($xid, $seq) [and …] order by xid, seq limit $limit
  *
  * Rows with `ready` false (an older transaction is still running, and may yet commit events
  * that come before them) sort after every ready one; they are left for the next read.
  */
 export async function readyEvents(db: Kysely<Database>, position: EventPosition, limit = EVENT_BATCH, where?: ExpressionOrFactory<Database, 'events', SqlBool>): Promise<ReadyEvents> {
+  const horizon = await eventHorizon(db);
   let q = db
     .selectFrom('events')
     .selectAll()
-    .select(sql<boolean>`xid < pg_snapshot_xmin(pg_current_snapshot())`.as('ready'))
+    .select(sql<boolean>`xid < cast(${horizon} as xid8)`.as('ready'))
     .where(sql<boolean>`(xid, seq) > (cast(${position.xid} as xid8), cast(${position.seq} as bigint))`);
   if (where) q = q.where(where);
   const found = await q.orderBy('xid').orderBy('seq').limit(limit).execute();
@@ -70,8 +73,7 @@ export async function readyEvents(db: Kysely<Database>, position: EventPosition,
  * before may come too; a reader skips what it already has by position).
  */
 export async function liveFrom(db: Kysely<Database>): Promise<EventPosition> {
-  const { rows } = await sql<{ xid: string }>`select pg_snapshot_xmin(pg_current_snapshot())::text as xid`.execute(db);
-  return { xid: rows[0]!.xid, seq: '0' };
+  return { xid: await eventHorizon(db), seq: '0' };
 }
 
 /** Pauses before reading again while rows are held back by an older transaction (ms; doubling, up to the last). */

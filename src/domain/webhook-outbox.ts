@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { eventHorizon } from './event-horizon.js';
 import { toIso } from './time.js';
 
 /**
@@ -62,13 +63,14 @@ export interface ClaimedDelivery {
  * `(xid, position)` (so an endpoint gets its events in commit order, which is the order of
  * first attempts, and one that is down holds the rest until it answers), taken only once
  * every transaction older than its own has ended (one still running could yet commit an
- * earlier delivery). Due means pending with `next_attempt_at` reached, or
+ * earlier delivery): below the `eventHorizon`, read in a statement before. Due means pending with `next_attempt_at` reached, or
  * sending with an expired lease (its worker died mid-delivery: the same attempt goes again).
  * `FOR UPDATE SKIP LOCKED` and the lease keep two workers from sending one attempt twice.
  */
 export async function claimDueDeliveries(db: Kysely<Database>, now: Date, limit: number): Promise<ClaimedDelivery[]> {
   const at = now.toISOString();
   const lease = new Date(now.getTime() + LEASE_MS).toISOString();
+  const horizon = await eventHorizon(db);
   const { rows } = await sql<ClaimedDelivery>`
     update webhook_deliveries d
     set status = 'sending', lease_until = ${lease}::timestamptz, updated_at = ${at}::timestamptz
@@ -80,7 +82,7 @@ export async function claimDueDeliveries(db: Kysely<Database>, now: Date, limit:
         where c.status in ('pending', 'sending')
           and c.next_attempt_at <= ${at}::timestamptz
           and (c.status = 'pending' or c.lease_until <= ${at}::timestamptz)
-          and c.xid < pg_snapshot_xmin(pg_current_snapshot())
+          and c.xid < cast(${horizon} as xid8)
           and not exists (
             select 1 from webhook_deliveries e
             where e.webhook_id = c.webhook_id and e.status in ('pending', 'sending') and (e.xid, e.position) < (c.xid, c.position)

@@ -6,8 +6,9 @@ import type { SqlMigration } from '../migration.js';
  * Each event, and each webhook delivery made with it, records the id of the transaction that
  * wrote it (`pg_current_xact_id()`, by default). Readers that must miss nothing (the live feed,
  * a stream's catch-up and `Last-Event-ID` resume, the webhook claim) order by `(xid, seq)` and
- * take only rows whose `xid` is below `pg_snapshot_xmin(pg_current_snapshot())`: every
- * transaction older than that has ended, so no row can later commit before one already read.
+ * take only rows whose `xid` is below the oldest transaction still writing on this database
+ * (`eventHorizon`, src/domain/event-horizon.ts): every transaction older than that has ended,
+ * so no row can later commit before one already read.
  * `seq` alone cannot say so: a transaction still running may hold a smaller `seq` than one
  * already committed. Rows made before this migration all get its own xid, and keep their
  * `seq` order among themselves.
