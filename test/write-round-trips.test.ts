@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { connect, type DbHandle } from '../src/db/connect.js';
+import { authenticateToken } from '../src/domain/authenticate.js';
+import type { Principal } from '../src/domain/context.js';
+import { execute, type Runtime } from '../src/operations/execute.js';
+import { operationNamed } from '../src/operations/index.js';
+import { parseOperationInput } from '../src/operations/operation-input.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+
+/**
+ * A write's statements (issue 28): begin, the caller re-checked, the idempotency lock and
+ * lookup, the write and the reads of its subject for the event, then one statement that
+ * records the event with its webhook deliveries, the idempotency answer and the NOTIFY, and
+ * commit. No global events lock. Counted on a handle that records each statement.
+ */
+let t: TestServer;
+let handle: DbHandle;
+let statements: string[] = [];
+let rt: Runtime;
+let owner: Principal;
+
+beforeAll(async () => {
+  t = await startTestServer();
+  handle = await connect({ databaseUrl: t.database!.url, dataDir: '', poolSize: 2, log: (event) => void statements.push(event.query.sql) });
+  rt = { db: handle.db, clock: () => new Date(), publicBaseUrl: 'http://127.0.0.1/p' };
+  owner = (await authenticateToken(t.server.db.db, t.token, new Date())).principal;
+  expect((await t.api('POST', '/v1/boards', { body: { name: 'Trips', slug: 'trips', ref_prefix: 'TRP' } })).status).toBe(201);
+});
+afterAll(async () => {
+  await handle?.close();
+  await t?.close();
+});
+
+async function statementsOf(name: string, input: Record<string, unknown>): Promise<{ sql: string[]; body: Record<string, unknown> }> {
+  const op = operationNamed(name);
+  statements = [];
+  const outcome = await execute(rt, op, owner, parseOperationInput(op, input), randomBytes(8).toString('hex'));
+  return { sql: statements, body: JSON.parse(outcome.body!) };
+}
+
+const ONE_STATEMENT_AFTER_THE_WRITE = /^\s*with written as \(\s*insert into events .*stored as \(insert into idempotency_keys .*pg_notify/s;
+
+it('records the event, its deliveries, the idempotency answer and the NOTIFY in one statement, with no global lock', async () => {
+  const todo = await statementsOf('createTodo', { title: 'x', priority: 'high' });
+  const card = (await t.api('POST', '/v1/cards', { body: { board: 'trips', title: 'c' } })).body;
+  const writes = {
+    createTodo: todo.sql,
+    createSnippet: (await statementsOf('createSnippet', { name: 'snip x', type: 'sql', body: 'select 1' })).sql,
+    completeTodo: (await statementsOf('completeTodo', { id: todo.body.id })).sql,
+    moveCard: (await statementsOf('moveCard', { id: card.id, workflow_status: 'in_progress' })).sql,
+  };
+  for (const [name, sql] of Object.entries(writes)) {
+    expect(sql.at(-1), name).toBe('commit');
+    expect(sql.at(-2), name).toMatch(ONE_STATEMENT_AFTER_THE_WRITE);
+    expect(sql.filter((s) => /pg_advisory_xact_lock\(\$1\)|pg_notify|insert into "?idempotency_keys|insert into "?events|webhook_deliveries/.test(s)), name).toHaveLength(1);
+  }
+  expect(Object.fromEntries(Object.entries(writes).map(([name, sql]) => [name, sql.length]))).toEqual({ createTodo: 8, createSnippet: 13, completeTodo: 10, moveCard: 13 });
+});
