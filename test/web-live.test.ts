@@ -133,6 +133,19 @@ describe('live updates in Chromium', { timeout: 120_000 }, () => {
     await context.close();
   });
 
+  it('shows a card changed elsewhere on its open page: its title and a new criterion', async () => {
+    const { context, page } = await signedInContext(browser, t.api);
+    const ref = seeded.cards.tour!.ref;
+    await page.goto(`${t.url}/cards/${ref}`);
+    await page.getByRole('heading', { name: /Criteria/ }).waitFor();
+    await live(page);
+    await elsewhere('PATCH', `/v1/cards/${ref}`, { title: 'Product tour, renamed elsewhere' });
+    await expect.poll(() => page.locator('#card-title').inputValue(), { timeout: 1_000 }).toBe('Product tour, renamed elsewhere');
+    await elsewhere('POST', `/v1/cards/${ref}/criteria`, { title: 'Added elsewhere' });
+    await page.locator('ul.criteria li', { hasText: 'Added elsewhere' }).waitFor({ timeout: 1_000 });
+    await context.close();
+  });
+
   it('resumes after tack restarts and shows what changed while it was away', async () => {
     const { context, page } = await signedInContext(browser, t.api);
     await page.goto(`${t.url}/boards/design`);

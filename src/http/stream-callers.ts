@@ -1,7 +1,5 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
 import { confirmCaller } from '../domain/confirm-caller.js';
-import type { Principal } from '../domain/context.js';
+import type { Db, Principal } from '../domain/context.js';
 
 /** What a stream learns of its caller: the role and scopes it acts with now. */
 export type CallerNow = Pick<Principal, 'role' | 'scopes'>;
@@ -19,7 +17,7 @@ export class StreamCallers {
   readonly #reads = new Map<string, Promise<CallerNow>>();
 
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly db: Db,
     private readonly clock: () => Date,
   ) {}
 
