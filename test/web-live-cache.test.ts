@@ -179,6 +179,7 @@ describe('events while a write of this tab is in flight', () => {
     expect(ids(qc.getQueryData(all))).toEqual(['a:done']);
     // Another client's earlier move, then this write's own event, arrive before its answer.
     source.send(event('card.moved', card('a', { workflow_status: 'in_review', updated_at: '2026-11-21T00:00:00.000Z' })));
+    expect(ids(qc.getQueryData(all))).toEqual(['a:done']);
     source.send(event('card.moved', moved));
     expect(ids(qc.getQueryData(all))).toEqual(['a:done']);
     answer(moved);
