@@ -10,6 +10,7 @@ import { api, isApiUrl } from './http/api.js';
 import { AuthCache } from './http/auth-cache.js';
 import { drainingPlugin } from './http/draining.js';
 import { registerEventStream } from './http/event-stream.js';
+import { StreamCallers } from './http/stream-callers.js';
 import { EventFeed } from './domain/event-feed.js';
 import { errorsPlugin } from './http/errors.js';
 import { health } from './http/health.js';
@@ -96,7 +97,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(health, { db, redis: deps.redis });
   await app.register(api, { operations, runtime });
   const feed = new EventFeed(db, log);
-  registerEventStream(app, { runtime, feed, keepAliveMs: deps.streamKeepAliveMs });
+  // Every clear of the auth cache (a change committed here, or another process's NOTIFY) reads the streams' callers again.
+  const callers = new StreamCallers(db, clock);
+  authCache.onChange(() => callers.changed());
+  registerEventStream(app, { runtime, feed, callers, keepAliveMs: deps.streamKeepAliveMs });
   // Streams end as the drain starts: their clients reconnect (Last-Event-ID) to another process.
   app.addHook('preClose', async () => feed.close());
   await app.register(publicLinks, { db, publicBaseUrl: config.publicBaseUrl });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TACK_BIN } from './helpers/tack.js';
 import { openStream, type OpenStream } from './helpers/event-stream.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { signIn } from './helpers/web.js';
 import { waitFor } from './helpers/wait.js';
 
 /**
@@ -107,6 +108,33 @@ describe('GET /v1/events/stream', () => {
     await ok(a, 'DELETE', `/v1/tokens/${token.id}`);
     await s.ended;
     expect(s.events().map((e) => e.type)).toEqual(['token.revoked']);
+  });
+
+  it('ends a stream opened with a web session when that session is deleted, on every process', async () => {
+    // Signed out through the page's POST /signout on one process; the stream is open on the other.
+    const leaving = await signIn(a, ana.id, ana.token);
+    const staying = await signIn(a, ana.id, ana.token);
+    const s = track(await openStream(b.url, null, { headers: { cookie: leaving.cookie } }));
+    const other = track(await openStream(b.url, null, { headers: { cookie: staying.cookie } }));
+    expect(s.status).toBe(200);
+    await waitFor('the streams to open', () => s.frames.length > 0 && other.frames.length > 0);
+    const out = await fetch(`${a.url}/signout`, { method: 'POST', headers: { cookie: leaving.cookie, origin: a.url, 'content-type': 'application/json' }, body: '{}' });
+    expect(out.status).toBe(204);
+    await s.ended;
+    // Its reconnect is refused; the other session's stream goes on and hears what follows.
+    const again = await fetch(`${b.url}/v1/events/stream`, { headers: { cookie: leaving.cookie } });
+    expect(again.status).toBe(401);
+    const todo = await ok(a, 'POST', '/v1/todos', { title: 'after sign-out' }, ana.token);
+    const [heard] = await other.waitForEvents(1);
+    expect(heard!.data.subject.id).toBe(todo.id);
+
+    // Ended by DELETE /v1/sessions/{id} with a bearer token, on the stream's own process.
+    const sessions = await ok(a, 'GET', '/v1/sessions', undefined, ana.token);
+    expect(sessions.data).toHaveLength(1);
+    const target = sessions.data[0];
+    await ok(b, 'DELETE', `/v1/sessions/${target.id}`, undefined, ana.token);
+    await other.ended;
+    expect(other.events().map((e) => e.type)).toEqual(['todo.created']);
   });
 
   it('loses nothing while its listening connection is gone: it catches up once it listens again', async () => {

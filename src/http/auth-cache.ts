@@ -69,10 +69,21 @@ export class AuthCache {
   }
 
   #generation = 0;
+  readonly #listeners = new Set<() => void>();
+
+  /**
+   * Calls `listener` after every clear from now on (open event streams read their caller
+   * again); returns the unsubscribe.
+   */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
 
   clear(): void {
     this.#generation++;
     this.#entries.clear();
+    for (const listener of this.#listeners) listener();
   }
 
   /**

@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { confirmCaller } from '../domain/confirm-caller.js';
 import type { Ctx } from '../domain/context.js';
 import { eventConditions, matches, resolveFilter, type ResolvedFilter } from '../domain/event-list.js';
 import { EVENT_BATCH, isAfter, liveFrom, positionOf, readyEvents, type EventFeed, type EventPosition } from '../domain/event-feed.js';
@@ -9,11 +8,9 @@ import { streamEventsOp } from '../operations/events.js';
 import { validateInput } from '../operations/input-validation.js';
 import type { Runtime } from '../operations/execute.js';
 import { callerOf } from './routes.js';
+import type { StreamCallers } from './stream-callers.js';
 
 export const EVENT_STREAM_PATH = '/v1/events/stream';
-
-/** Events after which a stream's caller is read again. */
-const AUTH_EVENTS = new Set(['token.revoked', 'member.removed', 'member.updated']);
 
 /** A comment line is sent when nothing else was for this long (contract §10). */
 export const KEEP_ALIVE_MS = 15_000;
@@ -24,6 +21,8 @@ const MAX_UNREAD_BYTES = 1024 * 1024;
 export interface EventStreamDeps {
   runtime: Runtime;
   feed: EventFeed;
+  /** Reads each stream's caller again when tokens, members or sessions change. */
+  callers: StreamCallers;
   keepAliveMs?: number;
 }
 
@@ -80,14 +79,6 @@ export function registerEventStream(app: FastifyInstance, deps: EventStreamDeps)
         last = positionOf(row);
         if (matches(row, principal, resolved)) write(frame(row));
       }
-      // A token revoked or a member removed or changed: the caller is read again, and a
-      // stream whose credential no longer holds ends (its reconnect is answered 401).
-      if (rows.some((row) => AUTH_EVENTS.has(row.type) && row.org_id === principal.orgId)) {
-        confirmCaller(deps.runtime.db, principal, deps.runtime.clock()).then(
-          (now) => (principal = now),
-          () => close(),
-        );
-      }
     };
     const unsubscribe = deps.feed.subscribe({
       deliver(rows) {
@@ -96,11 +87,47 @@ export function registerEventStream(app: FastifyInstance, deps: EventStreamDeps)
       },
       end: () => close(),
     });
+    // Tokens, members or sessions changed (here, or in another process: the auth NOTIFY): the
+    // caller is read again, one read at a time, and a stream whose credential no longer holds
+    // (a revoked token, an ended session, a removed member) ends, its reconnect answered 401.
+    let checking = false;
+    let again = false;
+    const recheck = () => {
+      if (!open) return;
+      if (checking) {
+        again = true;
+        return;
+      }
+      checking = true;
+      deps.callers
+        .confirm(principal)
+        .then(
+          (now) => {
+            principal = { ...principal, role: now.role, scopes: now.scopes };
+          },
+          () => endedCredential(),
+        )
+        .finally(() => {
+          checking = false;
+          if (again) {
+            again = false;
+            recheck();
+          }
+        });
+    };
+    // What was committed up to the end of the credential (its own `token.revoked`, say) is sent, then the stream ends.
+    const endedCredential = () => {
+      if (!open) return;
+      if (waiting) return close();
+      catchUp(ctx, resolved, last, send, () => open).then(close, close);
+    };
+    const unwatch = deps.callers.watch(recheck);
     const close = () => {
       if (!open) return;
       open = false;
       clearTimeout(keepAlive);
       unsubscribe();
+      unwatch();
       res.end();
     };
     request.raw.on('close', close);

@@ -15,10 +15,10 @@ export interface OpenStream {
   close(): void;
 }
 
-/** Opens `GET /v1/events/stream` as a client would, and keeps every frame it sends. */
-export async function openStream(baseUrl: string, token: string, options: { query?: string; lastEventId?: string; headers?: Record<string, string> } = {}): Promise<OpenStream> {
+/** Opens `GET /v1/events/stream` as a client would (null token: no Authorization, say a session cookie in `headers`), and keeps every frame it sends. */
+export async function openStream(baseUrl: string, token: string | null, options: { query?: string; lastEventId?: string; headers?: Record<string, string> } = {}): Promise<OpenStream> {
   const abort = new AbortController();
-  const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'text/event-stream', ...options.headers };
+  const headers: Record<string, string> = { ...(token === null ? {} : { authorization: `Bearer ${token}` }), accept: 'text/event-stream', ...options.headers };
   if (options.lastEventId !== undefined) headers['last-event-id'] = options.lastEventId;
   const res = await fetch(`${baseUrl}/v1/events/stream${options.query ? `?${options.query}` : ''}`, { headers, signal: abort.signal });
   const frames: Frame[] = [];

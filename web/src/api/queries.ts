@@ -11,7 +11,13 @@ export const keys = {
   boards: ['boards'] as const,
   milestones: ['milestones'] as const,
   cards: (board: string, filters: object) => ['cards', board, filters] as const,
+  board: (slug: string) => ['board', slug] as const,
   card: (ref: string) => ['card', ref] as const,
+  cardById: (id: string) => ['card-by-id', id] as const,
+  cardActivity: (ref: string) => ['card-activity', ref] as const,
+  cardComments: (ref: string) => ['card-comments', ref] as const,
+  milestoneStatus: (ref: string) => ['milestone-status', ref] as const,
+  milestoneCards: (ref: string) => ['milestone-cards', ref] as const,
   criteria: (ref: string) => ['criteria', ref] as const,
   moves: (ref: string) => ['moves', ref] as const,
   boardMoves: (slug: string) => ['board-moves', slug] as const,
@@ -41,7 +47,12 @@ export function boardCardsQuery(slug: string, filters: { assignee?: 'me' | undef
 }
 
 export function boardQuery(slug: string) {
-  return queryOptions({ queryKey: ['board', slug], queryFn: () => ok(api.GET('/boards/{id}', { params: { path: { id: slug } } })) });
+  return queryOptions({ queryKey: keys.board(slug), queryFn: () => ok(api.GET('/boards/{id}', { params: { path: { id: slug } } })) });
+}
+
+/** One card by ref (or id), as getCard answers it. */
+export function cardQuery(ref: string) {
+  return queryOptions({ queryKey: keys.card(ref), queryFn: () => ok(api.GET('/cards/{id}', { params: { path: { id: ref } } })) });
 }
 
 export const meQuery = queryOptions({ queryKey: keys.me, queryFn: () => ok(api.GET('/me')), staleTime: 60_000 });

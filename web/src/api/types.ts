@@ -17,6 +17,8 @@ export type CreatedToken = Json<'createToken', 201>;
 export type Webhook = Item<'listWebhooks'>;
 export type CreatedWebhook = Json<'createWebhook', 201>;
 export type WebhookDelivery = Item<'listWebhookDeliveries'>;
+/** One event of the stream (contract §10): `data` is its subject as the subject's read operation answers it. */
+export type TackEvent = components['schemas']['Event'];
 export type WorkflowStatus = Card['workflow_status'];
 export type Priority = Todo['priority'];
 export type Role = Member['role'];

@@ -2,7 +2,7 @@ import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Button } from 'react-aria-components';
 import { api, ok } from '../api/client';
-import { keys, useBoards, useMayWrite, useMembers, useMilestones } from '../api/queries';
+import { cardQuery, keys, useBoards, useMayWrite, useMembers, useMilestones } from '../api/queries';
 import { STATUSES, STATUS_LABEL, type Card } from '../api/types';
 import { formatDate, formatDateTime } from '../lib/dates';
 import { initials } from '../lib/people';
@@ -24,7 +24,7 @@ export function CardPage() {
   const qc = useQueryClient();
   const navigate = useNavigate();
   const mayWrite = useMayWrite();
-  const card = useQuery({ queryKey: keys.card(ref), queryFn: () => ok(api.GET('/cards/{id}', { params: { path: { id: ref } } })) });
+  const card = useQuery(cardQuery(ref));
   const moves = useQuery({ queryKey: keys.moves(ref), queryFn: () => ok(api.GET('/cards/{id}/moves', { params: { path: { id: ref } } })) });
   const members = useMembers();
   const milestones = useMilestones();

@@ -2,7 +2,7 @@ import { useMemo } from 'react';
 import { getRouteApi, Link } from '@tanstack/react-router';
 import { useQuery } from '@tanstack/react-query';
 import { allPages, api, ok } from '../api/client';
-import { useToday } from '../api/queries';
+import { keys, useToday } from '../api/queries';
 import { STATUSES, STATUS_LABEL, type Card, type WorkflowStatus } from '../api/types';
 import { endsText } from '../lib/days-left';
 import { ErrorPanel, Loading } from '../ui/error-panel';
@@ -15,9 +15,9 @@ export function MilestonePage() {
   const { ref } = route.useParams();
   const today = useToday();
   // The same operation as GET /v1/milestones/{ref}/status, /milestone in Slack and the CLI.
-  const status = useQuery({ queryKey: ['milestone-status', ref], queryFn: () => ok(api.GET('/milestones/{ref}/status', { params: { path: { ref } } })) });
+  const status = useQuery({ queryKey: keys.milestoneStatus(ref), queryFn: () => ok(api.GET('/milestones/{ref}/status', { params: { path: { ref } } })) });
   const cards = useQuery({
-    queryKey: ['milestone-cards', ref],
+    queryKey: keys.milestoneCards(ref),
     queryFn: () => allPages((cursor) => ok(api.GET('/cards', { params: { query: { milestone: ref, limit: 100, cursor } } }))),
   });
   usePageTitle(status.data ? `${status.data.ref} ${status.data.name}` : ref);

@@ -3,6 +3,7 @@ import { Link } from '@tanstack/react-router';
 import { useQuery } from '@tanstack/react-query';
 import { Button } from 'react-aria-components';
 import { api, ok } from '../../api/client';
+import { keys } from '../../api/queries';
 import type { Priority, Todo } from '../../api/types';
 import { RelativeDate } from '../../lib/relative-date';
 import { DateField } from '../../ui/date-field';
@@ -71,7 +72,7 @@ export function TodoRow({ todo, today, onToggle, onEdit, onDelete, mayWrite }: P
 
 /** The card a todo mirrors a criterion of, by its ref. */
 function CardLink({ id }: { id: string }) {
-  const card = useQuery({ queryKey: ['card-by-id', id], queryFn: () => ok(api.GET('/cards/{id}', { params: { path: { id } } })), staleTime: 60_000, retry: false });
+  const card = useQuery({ queryKey: keys.cardById(id), queryFn: () => ok(api.GET('/cards/{id}', { params: { path: { id } } })), staleTime: 60_000, retry: false });
   if (!card.data) return null;
   return (
     <Link to="/cards/$ref" params={{ ref: card.data.ref }} className="chip accent" title={card.data.title}>
