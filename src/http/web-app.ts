@@ -45,7 +45,8 @@ export interface WebAppOptions {
 }
 
 /**
- * Serves the built app: hashed files under `/assets/` cached for a year as immutable, the
+ * Serves the built app: hashed files under `/assets/` cached for a year as immutable (their
+ * .br or .gz twin, compressed at build time, to a browser that accepts it), the
  * page URLs as `index.html` with preloads of the page's own code (page-preloads.ts;
  * revalidated on every load, by ETag), other files at the top of the build
  * (favicon) revalidated too. Any other GET whose `Accept` names `text/html` gets the app as
@@ -62,6 +63,8 @@ export async function webApp(app: FastifyInstance, opts: WebAppOptions): Promise
     list: false,
     maxAge: '365d',
     immutable: true,
+    // The build writes each script and style sheet as .br and .gz too (web/vite.config.ts).
+    preCompressed: true,
     suppressWarning: true,
   });
 
