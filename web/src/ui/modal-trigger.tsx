@@ -1,7 +1,8 @@
-import { Component, lazy, Suspense, useCallback, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useCallback, useState, type ReactNode } from 'react';
 import { ButtonContext } from 'react-aria-components';
 import { loadChunk } from '../chunks';
 import type { ModalDialogProps } from './modal';
+import { Quiet } from './quiet-boundary';
 
 const loadModal = () => lazy(() => loadChunk(() => import('./modal')));
 /** Made again after a failed load: `lazy` keeps its first failure. */
@@ -38,7 +39,7 @@ export function ModalTrigger({ trigger, role, isOpen, onOpenChange, children }: 
     <>
       <ButtonContext.Provider value={{ onPress: () => setOpen(true), 'aria-haspopup': 'dialog', 'aria-expanded': open, isPressed: open }}>{trigger}</ButtonContext.Provider>
       {open && (
-        <Closed
+        <Quiet
           onError={() => {
             ModalDialog = loadModal();
             setOpen(false);
@@ -49,22 +50,8 @@ export function ModalTrigger({ trigger, role, isOpen, onOpenChange, children }: 
               {children}
             </ModalDialog>
           </Suspense>
-        </Closed>
+        </Quiet>
       )}
     </>
   );
-}
-
-/** A dialog whose code failed to load renders nothing and closes. */
-class Closed extends Component<{ children: ReactNode; onError: () => void }, { failed: boolean }> {
-  override state = { failed: false };
-  static getDerivedStateFromError() {
-    return { failed: true };
-  }
-  override componentDidCatch() {
-    this.props.onError();
-  }
-  override render() {
-    return this.state.failed ? null : this.props.children;
-  }
 }
