@@ -175,3 +175,55 @@ describe('headers elsewhere', () => {
     expect(doc.paths['/boards'].get.operationId).toBe('listBoards');
   });
 });
+
+describe("a page's own code, preloaded with the HTML", () => {
+  /** A stand-in build with vite's manifest: the entry and two pages, one with a chunk of its own. */
+  const BUILT_INDEX = '<!doctype html><html><head>\n    <script type="module" crossorigin src="/assets/index-E.js"></script>\n  </head><body><div id="root"></div></body></html>';
+  const MANIFEST = {
+    'index.html': { file: 'assets/index-E.js', src: 'index.html', isEntry: true, imports: ['_vendor-V.js'] },
+    '_vendor-V.js': { file: 'assets/vendor-V.js' },
+    '_dnd-D.js': { file: 'assets/dnd-D.js', imports: ['_vendor-V.js'] },
+    'src/pages/board.tsx': { file: 'assets/board-B.js', src: 'src/pages/board.tsx', isDynamicEntry: true, imports: ['_vendor-V.js', '_dnd-D.js'] },
+    'src/pages/todos.tsx': { file: 'assets/todos-T.js', src: 'src/pages/todos.tsx', isDynamicEntry: true, imports: ['_vendor-V.js'] },
+  };
+  let dir: string;
+  let built: TestServer;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tack-web-built-'));
+    mkdirSync(join(dir, 'assets'));
+    mkdirSync(join(dir, '.vite'));
+    writeFileSync(join(dir, 'index.html'), BUILT_INDEX);
+    writeFileSync(join(dir, '.vite', 'manifest.json'), JSON.stringify(MANIFEST));
+    built = await startTestServer({}, { webDir: dir });
+  });
+  afterAll(async () => {
+    await built?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const preloads = (html: string) => [...html.matchAll(/<link rel="modulepreload" crossorigin href="([^"]+)">/g)].map((m) => m[1]);
+
+  it("names the page's chunks the entry does not load, and nothing else changes", async () => {
+    const board = await get(built, '/boards/eng');
+    expect(board.status).toBe(200);
+    expect(preloads(board.text)).toEqual(['/assets/board-B.js', '/assets/dnd-D.js']);
+    expect(board.text.replace(/ *<link rel="modulepreload"[^>]*>\n/g, '')).toBe(BUILT_INDEX);
+    expect(preloads((await get(built, '/todos')).text)).toEqual(['/assets/todos-T.js']);
+    // `/` goes on to the first board; a page the manifest does not know gets the HTML as built.
+    expect(preloads((await get(built, '/')).text)).toEqual(['/assets/board-B.js', '/assets/dnd-D.js']);
+    expect((await get(built, '/milestones')).text).toBe(BUILT_INDEX);
+    expectAppHeaders(board);
+  });
+
+  it('answers 304 to a browser that has the same HTML, by ETag', async () => {
+    const first = await fetch(`${built.url}/todos`);
+    const etag = first.headers.get('etag');
+    expect(etag).toBeTruthy();
+    expect(first.headers.get('cache-control')).toBe('no-cache');
+    const again = await fetch(`${built.url}/todos`, { headers: { 'if-none-match': etag! } });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe('');
+    const other = await fetch(`${built.url}/boards/eng`, { headers: { 'if-none-match': etag! } });
+    expect(other.status).toBe(200);
+  });
+});

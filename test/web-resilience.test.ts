@@ -102,6 +102,8 @@ describe('tack stopped mid-session', { timeout: 120_000 }, () => {
 /** Renames every asset of the served build (as a new build's hashes would) and rewrites what names them. */
 function deployNewBuild(): void {
   const assets = join(webDir, 'assets');
+  // The build's compressed twins (x.js.br, x.js.gz) go with the old build: a new one writes its own.
+  for (const n of readdirSync(assets)) if (/\.(br|gz)$/.test(n)) rmSync(join(assets, n));
   const names = readdirSync(assets);
   const renamed = new Map(names.map((n) => [n, n.replace(/\.(js|css)$/, 'v2.$1')]));
   const rewrite = (file: string) => {

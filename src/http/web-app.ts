@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { notBuiltPage } from './html-pages.js';
+import { appHtmlReader } from './page-preloads.js';
 import { requestPath } from './request-path.js';
 import { sendHtml } from './signin.js';
 
@@ -44,8 +45,10 @@ export interface WebAppOptions {
 }
 
 /**
- * Serves the built app: hashed files under `/assets/` cached for a year as immutable, the
- * page URLs as `index.html` (revalidated on every load), other files at the top of the build
+ * Serves the built app: hashed files under `/assets/` cached for a year as immutable (their
+ * .br or .gz twin, compressed at build time, to a browser that accepts it), the
+ * page URLs as `index.html` with preloads of the page's own code (page-preloads.ts;
+ * revalidated on every load, by ETag), other files at the top of the build
  * (favicon) revalidated too. Any other GET whose `Accept` names `text/html` gets the app as
  * well (it shows its own not-found page), except under /v1, /p, /slack, /mcp and /assets;
  * everything else falls through to the JSON 404. Without a build, pages answer a short HTML
@@ -60,17 +63,21 @@ export async function webApp(app: FastifyInstance, opts: WebAppOptions): Promise
     list: false,
     maxAge: '365d',
     immutable: true,
+    // The build writes each script and style sheet as .br and .gz too (web/vite.config.ts).
+    preCompressed: true,
     suppressWarning: true,
   });
 
-  const indexFile = join(opts.webDir, 'index.html');
-  const sendApp = (reply: FastifyReply) => {
-    if (!existsSync(indexFile)) return sendHtml(reply, 200, notBuiltPage());
-    reply.header('Cache-Control', 'no-cache');
-    return reply.sendFile('index.html', opts.webDir, { cacheControl: false });
+  const appHtml = appHtmlReader(opts.webDir);
+  const sendApp = (request: FastifyRequest, reply: FastifyReply, route?: string) => {
+    const page = appHtml(route);
+    if (!page) return sendHtml(reply, 200, notBuiltPage());
+    reply.header('Cache-Control', 'no-cache').header('ETag', page.etag);
+    if (request.headers['if-none-match'] === page.etag) return reply.code(304).send();
+    return reply.type('text/html; charset=utf-8').send(page.html);
   };
 
-  for (const url of PAGE_ROUTES) app.get(url, async (_request, reply) => sendApp(reply));
+  for (const url of PAGE_ROUTES) app.get(url, async (request, reply) => sendApp(request, reply, url));
 
   const neverApp = opts.publicLinkPath === '' ? NEVER_APP : [...NEVER_APP, opts.publicLinkPath];
   app.get('/*', { helmet: false }, async (request, reply) => {
@@ -84,7 +91,7 @@ export async function webApp(app: FastifyInstance, opts: WebAppOptions): Promise
     }
     if (!acceptsHtml(request)) return reply.callNotFound();
     await reply.helmet();
-    return sendApp(reply);
+    return sendApp(request, reply);
   });
 }
 

@@ -1,6 +1,6 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { createRootRouteWithContext, createRoute, createRouter } from '@tanstack/react-router';
-import { boardCardsQuery, boardQuery, membersQuery } from './api/queries';
+import { boardCardsQuery, boardQuery, membersQuery, todosQuery } from './api/queries';
 import { lazyPage as page } from './chunks';
 import { RouteError } from './ui/route-error';
 import { Shell } from './ui/shell';
@@ -61,6 +61,9 @@ const routeTree = rootRoute.addChildren([
     path: '/todos',
     staticData: { title: 'Todos' },
     validateSearch: (s: Record<string, unknown>): TodoSearch => ({ scope: oneOf(s.scope, ['personal', 'org'] as const) }),
+    loaderDeps: ({ search }) => search,
+    // The todos are read while the page's code loads (not awaited, as the board's).
+    loader: ({ context: { queryClient }, deps }) => void queryClient.prefetchQuery(todosQuery(deps.scope)),
     component: page(() => import('./pages/todos'), 'TodosPage'),
   }),
   createRoute({

@@ -46,6 +46,20 @@ export function boardCardsQuery(slug: string, filters: { assignee?: 'me' | undef
   });
 }
 
+/** Open todos (every page) and the latest done ones, of a scope (none: both). */
+export function todosQuery(scope: 'personal' | 'org' | undefined) {
+  return queryOptions({
+    queryKey: keys.todos(scope ?? 'all'),
+    queryFn: async () => {
+      const [open, done] = await Promise.all([
+        allPages((cursor) => ok(api.GET('/todos', { params: { query: { done: false, scope, limit: 100, cursor } } }))),
+        ok(api.GET('/todos', { params: { query: { done: true, scope, limit: 25 } } })),
+      ]);
+      return [...open, ...done.data];
+    },
+  });
+}
+
 export function boardQuery(slug: string) {
   return queryOptions({ queryKey: keys.board(slug), queryFn: () => ok(api.GET('/boards/{id}', { params: { path: { id: slug } } })) });
 }

@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
-import { Button, Dialog, DialogTrigger, Heading, Modal, ModalOverlay } from 'react-aria-components';
+import { Button, Heading } from 'react-aria-components';
+import { ModalTrigger } from './modal-trigger';
 
 interface ConfirmProps {
   /** The button that opens it. */
@@ -14,35 +15,28 @@ interface ConfirmProps {
 /** Asks before something that cannot be undone (delete, revoke, end a session). */
 export function ConfirmDialog({ trigger, title, children, confirmLabel, onConfirm, danger = true }: ConfirmProps) {
   return (
-    <DialogTrigger>
-      {trigger}
-      <ModalOverlay className="modal-overlay" isDismissable>
-        <Modal className="modal">
-          <Dialog role="alertdialog" className="dialog">
-            {({ close }) => (
-              <>
-                <Heading slot="title">{title}</Heading>
-                <div>{children}</div>
-                <div className="dialog-actions">
-                  <Button className="button" onPress={close}>
-                    Cancel
-                  </Button>
-                  <Button
-                    className={`button ${danger ? 'danger solid' : 'primary'}`}
-                    onPress={() => {
-                      onConfirm();
-                      close();
-                    }}
-                  >
-                    {confirmLabel}
-                  </Button>
-                </div>
-              </>
-            )}
-          </Dialog>
-        </Modal>
-      </ModalOverlay>
-    </DialogTrigger>
+    <ModalTrigger trigger={trigger} role="alertdialog">
+      {(close) => (
+        <>
+          <Heading slot="title">{title}</Heading>
+          <div>{children}</div>
+          <div className="dialog-actions">
+            <Button className="button" onPress={close}>
+              Cancel
+            </Button>
+            <Button
+              className={`button ${danger ? 'danger solid' : 'primary'}`}
+              onPress={() => {
+                onConfirm();
+                close();
+              }}
+            >
+              {confirmLabel}
+            </Button>
+          </div>
+        </>
+      )}
+    </ModalTrigger>
   );
 }
 
@@ -57,20 +51,13 @@ interface FormDialogProps {
 /** A dialog holding a form; the form closes it when its call succeeds. */
 export function FormDialog({ trigger, title, children, isOpen, onOpenChange }: FormDialogProps) {
   return (
-    <DialogTrigger isOpen={isOpen} onOpenChange={onOpenChange}>
-      {trigger}
-      <ModalOverlay className="modal-overlay" isDismissable>
-        <Modal className="modal">
-          <Dialog className="dialog">
-            {({ close }) => (
-              <>
-                <Heading slot="title">{title}</Heading>
-                {children(close)}
-              </>
-            )}
-          </Dialog>
-        </Modal>
-      </ModalOverlay>
-    </DialogTrigger>
+    <ModalTrigger trigger={trigger} isOpen={isOpen} onOpenChange={onOpenChange}>
+      {(close) => (
+        <>
+          <Heading slot="title">{title}</Heading>
+          {children(close)}
+        </>
+      )}
+    </ModalTrigger>
   );
 }

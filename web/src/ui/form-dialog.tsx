@@ -1,6 +1,7 @@
 import type { FormEvent, ReactNode } from 'react';
-import { Button, Dialog, DialogTrigger, Heading, Modal, ModalOverlay } from 'react-aria-components';
+import { Button, Heading } from 'react-aria-components';
 import { FieldErrors } from './field-errors';
+import { ModalTrigger } from './modal-trigger';
 
 interface FormDialogProps {
   /** The button that opens it. */
@@ -21,37 +22,30 @@ interface FormDialogProps {
 /** A dialog holding a form that edits one thing: Save closes it once saved, Cancel or Escape without saving. */
 export function FormDialog({ trigger, title, children, onSave, busy, error, aside, onOpen }: FormDialogProps) {
   return (
-    <DialogTrigger onOpenChange={(open) => open && onOpen()}>
-      {trigger}
-      <ModalOverlay className="modal-overlay" isDismissable>
-        <Modal className="modal">
-          <Dialog className="dialog">
-            {({ close }) => {
-              const submit = (e: FormEvent) => {
-                e.preventDefault();
-                onSave().then(close, () => undefined);
-              };
-              return (
-                <form onSubmit={submit}>
-                  <Heading slot="title">{title}</Heading>
-                  {children(close)}
-                  <FieldErrors error={error} />
-                  <div className="dialog-actions">
-                    {aside}
-                    {aside && <span className="grow" />}
-                    <Button className="button" onPress={close}>
-                      Cancel
-                    </Button>
-                    <button type="submit" className="button primary" disabled={busy}>
-                      Save
-                    </button>
-                  </div>
-                </form>
-              );
-            }}
-          </Dialog>
-        </Modal>
-      </ModalOverlay>
-    </DialogTrigger>
+    <ModalTrigger trigger={trigger} onOpenChange={(open) => open && onOpen()}>
+      {(close) => {
+        const submit = (e: FormEvent) => {
+          e.preventDefault();
+          onSave().then(close, () => undefined);
+        };
+        return (
+          <form onSubmit={submit}>
+            <Heading slot="title">{title}</Heading>
+            {children(close)}
+            <FieldErrors error={error} />
+            <div className="dialog-actions">
+              {aside}
+              {aside && <span className="grow" />}
+              <Button className="button" onPress={close}>
+                Cancel
+              </Button>
+              <button type="submit" className="button primary" disabled={busy}>
+                Save
+              </button>
+            </div>
+          </form>
+        );
+      }}
+    </ModalTrigger>
   );
 }

@@ -1,6 +1,7 @@
-import { Component, lazy, Suspense, useEffect, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { subscribeConnectivity, isOffline } from '../api/connectivity';
 import { loadChunk } from '../chunks';
+import { Quiet } from './quiet-boundary';
 import { toastQueue } from './toast-queue';
 
 const loadRegion = () => loadChunk(() => import('./toast-region'));
@@ -58,18 +59,4 @@ function Region({ attempt }: { attempt: number }) {
       <R />
     </Suspense>
   );
-}
-
-/** Renders nothing in place of what failed. */
-class Quiet extends Component<{ children: ReactNode; onError: () => void }, { failed: boolean }> {
-  override state = { failed: false };
-  static getDerivedStateFromError() {
-    return { failed: true };
-  }
-  override componentDidCatch() {
-    this.props.onError();
-  }
-  override render() {
-    return this.state.failed ? null : this.props.children;
-  }
 }

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { allPages, api, ok } from '../../api/client';
-import { keys } from '../../api/queries';
+import { api, ok } from '../../api/client';
+import { todosQuery } from '../../api/queries';
 import type { Priority, Todo } from '../../api/types';
 import { notifyUndo } from '../../ui/toast-queue';
 
@@ -8,16 +8,7 @@ type Scope = 'personal' | 'org' | undefined;
 
 /** Open todos (every page) and the latest done ones. */
 export function useTodos(scope: Scope) {
-  return useQuery({
-    queryKey: keys.todos(scope ?? 'all'),
-    queryFn: async () => {
-      const [open, done] = await Promise.all([
-        allPages((cursor) => ok(api.GET('/todos', { params: { query: { done: false, scope, limit: 100, cursor } } }))),
-        ok(api.GET('/todos', { params: { query: { done: true, scope, limit: 25 } } })),
-      ]);
-      return [...open, ...done.data];
-    },
-  });
+  return useQuery(todosQuery(scope));
 }
 
 export interface TodoEdit {
