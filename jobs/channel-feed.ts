@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../src/db/schema.js';
+import type { Db } from '../src/domain/context.js';
 import { EVENT_BATCH, eventsAfter, lastCommitted } from '../src/domain/event-feed.js';
 import { advanceCursor, consumerCursor } from '../src/domain/event-cursors.js';
 import type { EventRow } from '../src/domain/events.js';
@@ -14,7 +13,7 @@ import type { JobDeps } from './deps.js';
  */
 export interface EventConsumer {
   name: string;
-  handle(trx: Kysely<Database>, events: readonly EventRow[]): Promise<unknown>;
+  handle(trx: Db, events: readonly EventRow[]): Promise<unknown>;
 }
 
 class CursorMoved extends Error {}

@@ -1,6 +1,5 @@
 import { setTimeout as sleepFor } from 'node:timers/promises';
-import type { Kysely } from 'kysely';
-import type { Database } from '../src/db/schema.js';
+import type { Db } from '../src/domain/context.js';
 import { pauseBoardSubscription } from '../src/domain/board-subscriptions.js';
 import { dequeuePost, eventsById, memberLabels, queueChannelPosts, queuedPosts, reserveChannelSlot, type QueuedPost } from '../src/domain/channel-posts.js';
 import { AppError } from '../src/domain/errors.js';
@@ -152,7 +151,7 @@ async function postParent(deps: ChannelPostDeps, sweep: SlackSweep, orgId: strin
 }
 
 /** A post nobody may claim now: done (sent or given up: off the queue), or another worker's (wait). */
-async function settledElsewhere(db: Kysely<Database>, q: QueuedPost, kind: 'card_event', period: string): Promise<boolean> {
+async function settledElsewhere(db: Db, q: QueuedPost, kind: 'card_event', period: string): Promise<boolean> {
   const record = await postRecord(db, kind, subjectOf(q), period);
   if (record?.state === 'sent' || record?.state === 'failed' || record === undefined) {
     // undefined: the subscription went (or was paused) since the queue was read.

@@ -8,6 +8,7 @@ import { DeliveryRecorder } from './delivery-recorder.js';
 import type { SlackDeps } from './deps.js';
 import { registerEvents } from './events.js';
 import { registerTodoModal } from './todo-modal.js';
+import { registerCardModal } from './card-modal.js';
 
 /*
  * Three Web API clients, each with options of its own (they must not share one object:
@@ -84,6 +85,7 @@ export function createBoltApp(deps: SlackDeps, botToken: string, transport: Tran
   registerCommands(app, deps, poster, commands);
   registerActions(app, deps);
   registerTodoModal(app, deps);
+  registerCardModal(app, deps);
   registerEvents(app, deps);
   return app;
 }
