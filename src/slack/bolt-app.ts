@@ -9,6 +9,7 @@ import type { SlackDeps } from './deps.js';
 import { registerEvents } from './events.js';
 import { registerTodoModal } from './todo-modal.js';
 import { registerCardModal } from './card-modal.js';
+import { registerUnfurlActions } from './unfurl-actions.js';
 
 /*
  * Three Web API clients, each with options of its own (they must not share one object:
@@ -86,6 +87,7 @@ export function createBoltApp(deps: SlackDeps, botToken: string, transport: Tran
   registerActions(app, deps);
   registerTodoModal(app, deps);
   registerCardModal(app, deps);
+  registerUnfurlActions(app, deps);
   registerEvents(app, deps);
   return app;
 }
