@@ -243,6 +243,7 @@ describe('card threads', () => {
     const { slug } = await subscribed('C0HOSTILE');
     const title = `<!here> *bold* ${'&<>'.repeat(60)} ${'𝒳'.repeat(80)}`.slice(0, 300);
     const c = await card(t, { board: slug, title });
+    await runChannelPosts(deps());
     await t.api('PATCH', `/v1/cards/${c.id}`, { body: { title: `${'>'.repeat(299)}!` } });
     await runChannelPosts(deps());
     const all = [...posts('C0HOSTILE'), ...fake.callsTo('chat.update').filter((u) => u.body.channel === 'C0HOSTILE')];
