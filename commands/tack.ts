@@ -1,4 +1,13 @@
-import { UsageError, type CommandHandler } from '../src/slack/command-context.js';
+import { UsageError, type CommandContext, type CommandHandler, type SlackReply } from '../src/slack/command-context.js';
+import { channelSubscriptionsOp, subscribeBoardOp, unsubscribeBoardOp } from '../src/operations/slack.js';
+import { classifySlackError, describeSlackFailure } from '../src/slack/slack-errors.js';
+import {
+  boardSubscribedView,
+  boardSubscriptionAnnouncementView,
+  boardSubscriptionRefusedView,
+  boardUnsubscribedView,
+  channelSubscriptionsView,
+} from '../src/slack/views/card-threads.js';
 import { helpView, reminderHourView, signinLinkView } from '../src/slack/views/tack.js';
 
 export const TACK_USAGE = [
@@ -7,9 +16,20 @@ export const TACK_USAGE = [
   '`/tack login`: a one-time sign-in link to the web app',
   '`/tack connect`: link this Slack account to your tack member (a one-time link you confirm in the web app)',
   '`/tack reminder-hour [0-23|default]`: the local hour of your due-todo reminders',
+  "`/tack subscribe <board slug>`: post the board's cards here, each card's changes in its thread",
+  '`/tack unsubscribe <board slug>`: stop posting them here',
+  '`/tack subscriptions`: the boards this channel follows',
 ].join('\n');
 
-export type TackCommand = { kind: 'help' } | { kind: 'login' } | { kind: 'connect' } | { kind: 'reminder-hour'; hour?: number | null };
+export type TackCommand =
+  | { kind: 'help' }
+  | { kind: 'login' }
+  | { kind: 'connect' }
+  | { kind: 'reminder-hour'; hour?: number | null }
+  | { kind: 'subscribe' | 'unsubscribe'; board: string }
+  | { kind: 'subscriptions' };
+
+const BOARD_SLUG = /^\S{1,64}$/;
 
 /** `/tack [help]`, `/tack login`, `/tack connect`, `/tack reminder-hour [hour|default]`. */
 export function parseTackCommand(text: string): TackCommand {
@@ -25,7 +45,13 @@ export function parseTackCommand(text: string): TackCommand {
     if (/^\d{1,2}$/.test(arg)) return { kind: 'reminder-hour', hour: Number(arg) };
     throw new UsageError(TACK_USAGE, `"${arg}" is not an hour: give 0 to 23, or default.`);
   }
-  throw new UsageError(TACK_USAGE, action === 'login' || action === 'connect' || action === 'reminder-hour' ? undefined : `Unknown action "${verb}".`);
+  if ((action === 'subscribe' || action === 'unsubscribe') && rest.length === 0) {
+    if (arg === undefined) throw new UsageError(TACK_USAGE, `Which board? \`/tack ${action} <board slug>\`.`);
+    if (!BOARD_SLUG.test(arg)) throw new UsageError(TACK_USAGE, `"${arg}" is not a board slug.`);
+    return { kind: action, board: arg };
+  }
+  if (action === 'subscriptions' && arg === undefined) return { kind: 'subscriptions' };
+  throw new UsageError(TACK_USAGE, ['login', 'connect', 'reminder-hour', 'subscribe', 'unsubscribe', 'subscriptions'].includes(action) ? undefined : `Unknown action "${verb}".`);
 }
 
 /** `/tack connect`: answered before the Slack user is looked up, since it is how one links (see runCommand). */
@@ -55,5 +81,33 @@ export const tackCommand: CommandHandler = async (text, ctx) => {
       const member = await ctx.call('updateMember', { id: ctx.member.id, reminder_hour: cmd.hour });
       return reminderHourView(member.reminder_hour, ctx.reminderHour, true);
     }
+    case 'subscribe':
+      return subscribeBoard(cmd.board, ctx);
+    case 'unsubscribe':
+      await ctx.call(unsubscribeBoardOp, { board: cmd.board, channel_id: ctx.channelId });
+      return boardUnsubscribedView(cmd.board);
+    case 'subscriptions':
+      return channelSubscriptionsView((await ctx.call(channelSubscriptionsOp, { channel_id: ctx.channelId })).subscriptions);
   }
 };
+
+/**
+ * Subscribes the channel, then posts the confirmation in it as the bot: the sure test that
+ * the bot can post there (contract §6: a channel the bot cannot post to is refused at
+ * subscribe time). Refused, the subscription is removed again, unless it stood before.
+ */
+async function subscribeBoard(board: string, ctx: CommandContext): Promise<SlackReply> {
+  const result = await ctx.call(subscribeBoardOp, { board, channel_id: ctx.channelId });
+  const sub = result.subscription;
+  try {
+    await ctx.postAsBot(boardSubscriptionAnnouncementView(sub, ctx.member.name));
+  } catch (err) {
+    const failure = classifySlackError(err);
+    if (failure.kind === 'conversation') {
+      await ctx.call(unsubscribeBoardOp, { board: sub.board_id, channel_id: ctx.channelId });
+      return boardSubscriptionRefusedView(sub.board_slug, failure.error);
+    }
+    ctx.log.warn({ slack_error: describeSlackFailure(failure) }, 'board subscription saved, but its confirmation could not be posted');
+  }
+  return boardSubscribedView(sub, result);
+}

@@ -26,7 +26,14 @@ export interface Outgoing {
   /** The channel to post in (a DM is opened on demand). */
   channel: () => Promise<string>;
   message: { text: string; blocks?: types.KnownBlock[] };
+  /** Posts it as a reply in this thread (the parent's ts). */
+  threadTs?: string;
   marker: Marker;
+  /**
+   * Looks for the marker of an interrupted attempt; by default in the conversation's history
+   * (`SlackSweep.findMarked`). A thread reply is not in the history: its poster reads the thread.
+   */
+  find?: (channel: string) => Promise<string | undefined>;
   /**
    * Records the post as sent; by default the claim's row at once. A job may collect them and
    * record many in one statement: until then the row stays `sending` under its lease, and a
@@ -74,7 +81,7 @@ export async function postOnce(sweep: SlackSweep, out: Outgoing): Promise<PostOu
   try {
     channel = await out.channel();
     if (claim.unsure) {
-      const ts = await sweep.findMarked(channel, out.marker, claim.firstClaimedAt);
+      const ts = out.find ? await out.find(channel) : await sweep.findMarked(channel, out.marker, claim.firstClaimedAt);
       checked = true;
       if (ts) {
         await record(channel, ts);
@@ -89,7 +96,8 @@ export async function postOnce(sweep: SlackSweep, out: Outgoing): Promise<PostOu
   if (sweep.halted) return hold(sweep, claim, false);
   let posted: { channel?: string; ts?: string };
   try {
-    posted = await textAloneIfRefused(out.message, (message) => slack.chat.postMessage({ channel, ...message, metadata: out.marker }), (failure) =>
+    posted = await textAloneIfRefused(out.message, (message) =>
+      slack.chat.postMessage({ channel, ...message, ...(out.threadTs ? { thread_ts: out.threadTs } : {}), metadata: out.marker }), (failure) =>
       log.warn({ err: describeSlackFailure(failure) }, "Slack refused the message's blocks; posting its text alone"),
     );
   } catch (err) {

@@ -18,6 +18,7 @@ import { connectRedis } from './redis.js';
 import { jobRunner, type JobDeps } from '../jobs/index.js';
 import { JOBS_POOL_SIZE, startJobs, type JobsHandle, type StartJobsOptions } from './queue/index.js';
 import { startWebhookRunner, type WebhookOptions } from './queue/webhook-runner.js';
+import { startChannelPosts, type ChannelPostsHandle } from './queue/channel-posts-runner.js';
 import { checkBotToken } from './slack/token-check.js';
 import { slackWebClient } from './slack/web-client.js';
 
@@ -74,10 +75,12 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   let eventNotifications: { stop: () => Promise<void> } | undefined;
   let jobs: JobsHandle | undefined;
   let webhooks: JobsHandle | undefined;
+  let channelPosts: ChannelPostsHandle | undefined;
   /** Everything below the HTTP app, in the order it must stop: on close, or when start-up fails. */
   const release = async () => {
     await jobs?.close();
     await webhooks?.close();
+    await channelPosts?.close();
     await notifications?.stop();
     await eventNotifications?.stop();
     redis?.disconnect();
@@ -116,7 +119,15 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       notifications = authNotifications(db.pool, built.authCache, log, options.listenTiming);
     }
     await built.feed.start();
-    eventNotifications = await listenForEvents(db, () => built.feed.poke(), log, options.listenTiming);
+    eventNotifications = await listenForEvents(
+      db,
+      () => {
+        built.feed.poke();
+        channelPosts?.poke();
+      },
+      log,
+      options.listenTiming,
+    );
     // Fastify's own line is the one that says where the server listens (per address for 0.0.0.0).
     await built.app.listen({ port: config.port, host: config.host, listenTextResolver: (address) => `listening on ${address}` });
     const prune = setInterval(() => {
@@ -135,6 +146,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     if (options.jobs !== false) jobs = await startJobs(jobDeps, { redisUrl: config.redisUrl, ...options.jobs });
     const hooks = options.webhooks ?? (options.jobs === false ? false : {});
     if (hooks !== false) webhooks = await startWebhookRunner(config, jobDeps, hooks);
+    // Board subscriptions' card threads run wherever the jobs do (woken by the events NOTIFY above).
+    if (options.jobs !== false && jobDeps.slack) channelPosts = startChannelPosts({ ...jobDeps, appUrl: built.runtime.appUrl ?? config.appUrl });
     let closing: Promise<void> | undefined;
     return {
       ...built,
@@ -146,7 +159,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         closing ??= (async () => {
           clearInterval(prune);
           // The jobs stop taking work now, beside the requests' drain, not after it.
-          await Promise.all([built.app.close(), jobs?.close(), webhooks?.close()]);
+          await Promise.all([built.app.close(), jobs?.close(), webhooks?.close(), channelPosts?.close()]);
           await release();
         })();
         return closing;

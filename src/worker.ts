@@ -5,6 +5,8 @@ import { connect, type DbHandle } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
 import { JOBS_POOL_SIZE, startJobs, type JobsHandle, type StartJobsOptions } from './queue/index.js';
 import { startWebhookRunner, type WebhookOptions } from './queue/webhook-runner.js';
+import { startChannelPosts } from './queue/channel-posts-runner.js';
+import { listenForEvents } from './db/event-notifications.js';
 import { checkBotToken } from './slack/token-check.js';
 import { slackWebClient } from './slack/web-client.js';
 
@@ -45,6 +47,9 @@ export async function startWorker(config: Config, options: WorkerOptions = {}): 
     const { prefix, everyMs, work, schedule } = options;
     const jobs = await startJobs(deps, { redisUrl: config.redisUrl, prefix, everyMs, work, schedule });
     const webhooks = work === false ? undefined : await startWebhookRunner(config, deps, { prefix: options.webhooks?.prefix ?? prefix, ...options.webhooks });
+    // Board subscriptions' card threads, woken by the events NOTIFY of any process.
+    const channelPosts = work === false || !deps.slack ? undefined : startChannelPosts({ ...deps, appUrl: config.appUrl });
+    const heard = channelPosts ? await listenForEvents(db, () => channelPosts.poke(), log) : undefined;
     let closing: Promise<void> | undefined;
     return {
       db,
@@ -52,7 +57,7 @@ export async function startWorker(config: Config, options: WorkerOptions = {}): 
       jobs,
       close() {
         closing ??= (async () => {
-          await Promise.all([jobs.close(), webhooks?.close()]);
+          await Promise.all([jobs.close(), webhooks?.close(), channelPosts?.close(), heard?.stop()]);
           await db.close();
         })();
         return closing;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeSlack, type FakeSlack, type RecordedCall } from './helpers/fake-slack.js';
 import { addMember, eventually, type TestMember } from './helpers/jobs.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
-import { homeClickBody, messageShortcutBody, selectBody, slackClient, viewSubmissionBody } from './helpers/slack-request.js';
+import { blockActionsBody, homeClickBody, messageShortcutBody, selectBody, slackClient, viewSubmissionBody } from './helpers/slack-request.js';
 
 /**
  * Where teammates work, end to end: signed Slack requests into the real server (commands,
@@ -265,5 +265,29 @@ describe('unfurls', () => {
     await slack.event({ ...event, user: 'U0STRANGER' });
     await eventually(() => fake.calls.some((c) => c.method === 'users.info'), 5_000, 'the stranger looked up');
     expect(fake.callsTo('chat.unfurl')).toEqual([]);
+  });
+
+  it('carries a status select and Assign to me on a card, both acting as the member who clicks', async () => {
+    const card = (await t.api('POST', '/v1/cards', { body: { board: 'eng', title: 'Controls' } })).body;
+    const url = `${APP_URL}/cards/${card.ref}`;
+    await slack.event({ type: 'link_shared', user: USER, channel: 'C0UNF', message_ts: '1712000000.000900', links: [{ url, domain: 'tack.example.com' }] });
+    const first = await fake.waitFor((c) => c.method === 'chat.unfurl' && c.body.channel === 'C0UNF');
+    const actions = first.body.unfurls[url].blocks.find((b: any) => b.type === 'actions');
+    expect(actions.block_id).toBe(`unfurl:${card.id}`);
+    const moves = (await t.api('GET', `/v1/cards/${card.id}/moves`)).body.data.filter((m: any) => m.allowed).map((m: any) => m.workflow_status);
+    expect(actions.elements[0].options.map((o: any) => o.value)).toEqual(moves);
+    expect(actions.elements[1]).toMatchObject({ type: 'button', action_id: 'unfurl_card_assign_me', value: card.id });
+
+    fake.clear();
+    await slack.interaction(selectBody({ user_id: USER, action_id: 'unfurl_card_move', block_id: actions.block_id, value: 'in_review', response_url: fake.responseUrl(), channel_id: 'C0UNF' }));
+    const moved = await fake.waitFor((c) => c.method === 'chat.unfurl' && c.body.channel === 'C0UNF', 10_000);
+    expect(JSON.stringify(moved.body.unfurls[url])).toContain('*Status*\\nIn review');
+    expect((await t.api('GET', `/v1/cards/${card.id}`)).body.workflow_status).toBe('in_review');
+
+    fake.clear();
+    const me = (await t.api('GET', '/v1/me')).body.member.id;
+    await slack.interaction(blockActionsBody({ user_id: USER, action_id: 'unfurl_card_assign_me', value: card.id, block_id: actions.block_id, response_url: fake.responseUrl(), channel_id: 'C0UNF' }));
+    await fake.waitFor((c) => c.method === 'chat.unfurl' && c.body.channel === 'C0UNF', 10_000);
+    expect((await t.api('GET', `/v1/cards/${card.id}`)).body.assignee_ids).toEqual([me]);
   });
 });

@@ -6,6 +6,7 @@ import { parse } from 'yaml';
 import { COMMAND_HANDLERS } from '../src/slack/commands.js';
 import { SLACK_EVENTS } from '../src/slack/events.js';
 import { CREATE_TODO_CALLBACK } from '../src/slack/todo-modal.js';
+import { CREATE_CARD_CALLBACK } from '../src/slack/card-modal.js';
 
 const manifestPath = fileURLToPath(new URL('../manifest.yml', import.meta.url));
 const manifest = parse(readFileSync(manifestPath, 'utf8')) as Record<string, any>;
@@ -60,7 +61,10 @@ describe('manifest.yml', () => {
   });
 
   it('declares the message shortcut, the Home tab, the events the app listens to and the unfurl domain', () => {
-    expect(manifest.features.shortcuts).toEqual([expect.objectContaining({ type: 'message', callback_id: CREATE_TODO_CALLBACK })]);
+    expect(manifest.features.shortcuts).toEqual([
+      expect.objectContaining({ type: 'message', callback_id: CREATE_TODO_CALLBACK }),
+      expect.objectContaining({ type: 'message', callback_id: CREATE_CARD_CALLBACK }),
+    ]);
     expect(manifest.features.app_home.home_tab_enabled).toBe(true);
     expect([...manifest.settings.event_subscriptions.bot_events].sort()).toEqual([...SLACK_EVENTS].sort());
     expect(manifest.features.unfurl_domains).toEqual(['tack.example.com']);

@@ -1,5 +1,6 @@
 import type { Scenario } from '../scenario.js';
 import { cards } from './cards.js';
+import { channelThreads } from './channel-threads.js';
 import { cliStartup } from './cli-startup.js';
 import { me } from './me.js';
 import { reminders } from './reminders.js';
@@ -7,4 +8,4 @@ import { slack } from './slack.js';
 import { snippets } from './snippets.js';
 import { writes } from './writes.js';
 
-export const scenarios: Scenario[] = [me, snippets, cards, writes, slack, reminders, cliStartup];
+export const scenarios: Scenario[] = [me, snippets, cards, writes, slack, reminders, channelThreads, cliStartup];

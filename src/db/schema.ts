@@ -189,6 +189,10 @@ export interface Database {
   snippet_links: SnippetLinksTable;
   slack_deliveries: SlackDeliveriesTable;
   slack_subscriptions: SlackSubscriptionsTable;
+  slack_board_subscriptions: SlackBoardSubscriptionsTable;
+  slack_channel_queue: SlackChannelQueueTable;
+  event_consumer_cursors: EventConsumerCursorsTable;
+  slack_channel_pace: SlackChannelPaceTable;
   slack_posts: SlackPostsTable;
   slack_post_fences: SlackPostFencesTable;
   signin_links: SigninLinksTable;
@@ -253,7 +257,44 @@ export interface SlackSubscriptionsTable {
   updated_at: Generated<string>;
 }
 
-export type SlackPostKind = 'todo_reminder' | 'todo_digest' | 'milestone_summary';
+/** A channel's subscription to a board's card events (migration 0025). */
+export interface SlackBoardSubscriptionsTable {
+  id: string;
+  org_id: string;
+  board_id: string;
+  channel_id: string;
+  created_by: string;
+  created_at: Generated<string>;
+  updated_at: Generated<string>;
+  paused_at: string | null;
+  paused_reason: string | null;
+}
+
+/** A post a board subscription still owes its channel: one per subscription and event (migration 0025). */
+export interface SlackChannelQueueTable {
+  position: Generated<string>;
+  subscription_id: string;
+  org_id: string;
+  channel_id: string;
+  card_id: string;
+  event_id: string;
+  created_at: Generated<string>;
+}
+
+/** Where a reader of the events table stands; `cursor` is opaque text (migration 0025). */
+export interface EventConsumerCursorsTable {
+  consumer: string;
+  cursor: string;
+  updated_at: Generated<string>;
+}
+
+/** The next moment a channel may take a post (migration 0025). */
+export interface SlackChannelPaceTable {
+  channel_id: string;
+  next_at: string;
+}
+
+export type SlackPostKind = 'todo_reminder' | 'todo_digest' | 'milestone_summary' | 'card_parent' | 'card_event';
 export type SlackPostState = 'sending' | 'retry' | 'sent' | 'failed';
 
 /** A restore's fence: new claims until `until` are unsure, their history read from `history_since` (migration 0018). */

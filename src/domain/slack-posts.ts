@@ -30,7 +30,9 @@ export interface Claim extends PostSubject {
 /**
  * What must still hold for a post to be claimed: a reminder's todo is open and still due on
  * that date (a changed due date is a new reminder); a day's digest's member still exists; a
- * summary's subscription still exists, is not paused, and has not had this period's summary.
+ * summary's subscription still exists, is not paused, and has not had this period's summary; a
+ * card thread's parent or reply (subject `<board subscription id>:<card id>`) has its board
+ * subscription, not paused.
  */
 function subjectStillWants(kind: SlackPostKind) {
   switch (kind) {
@@ -40,6 +42,9 @@ function subjectStillWants(kind: SlackPostKind) {
       return sql`join members t on t.id = s.subject_id`;
     case 'milestone_summary':
       return sql`join slack_subscriptions t on t.id = s.subject_id and t.last_sent_period is distinct from s.period and t.paused_at is null`;
+    case 'card_parent':
+    case 'card_event':
+      return sql`join slack_board_subscriptions t on t.id = split_part(s.subject_id, ':', 1) and t.paused_at is null`;
   }
 }
 

@@ -84,6 +84,8 @@ export const eventDescriptions: Readonly<Record<string, EventDescription>> = {
   deleteSession: { none: 'sessions record no event (contract §10)' },
   subscribeMilestone: { none: 'Slack subscriptions record no event (contract §10)' },
   unsubscribeMilestone: { none: 'Slack subscriptions record no event (contract §10)' },
+  subscribeBoard: { none: 'Slack subscriptions record no event (contract §10)' },
+  unsubscribeBoard: { none: 'Slack subscriptions record no event (contract §10)' },
   createWebhook: { none: 'webhooks record no event (contract §10)' },
   updateWebhook: { none: 'webhooks record no event (contract §10)' },
   deleteWebhook: { none: 'webhooks record no event (contract §10)' },

@@ -7,6 +7,16 @@ import {
   unsubscribeInput,
   unsubscribeMilestone,
 } from '../domain/slack-subscriptions.js';
+import {
+  channelSubscriptions,
+  channelSubscriptionsInput,
+  channelSubscriptionsResult,
+  subscribeBoard,
+  subscribeBoardInput,
+  subscribeBoardResult,
+  unsubscribeBoard,
+  unsubscribeBoardInput,
+} from '../domain/board-subscriptions.js';
 import { defineCoreOperation } from './operation.js';
 
 /**
@@ -48,4 +58,39 @@ export const subscribedMilestonesOp = defineCoreOperation({
   input: z.object({ limit: z.number().int().min(1).max(100) }),
   output: z.object({ refs: z.array(z.string()) }),
   run: async (ctx, input) => ({ refs: await subscribedMilestoneRefs(ctx, input.limit) }),
+});
+
+/** Subscribe a Slack channel to a board's card events (contract §11): `/tack subscribe <board>`. */
+export const subscribeBoardOp = defineCoreOperation({
+  name: 'subscribeBoard',
+  summary: "Subscribe a Slack channel to a board's card events (one thread per card)",
+  group: 'boards',
+  scope: 'write',
+  input: subscribeBoardInput,
+  output: subscribeBoardResult,
+  idempotent: true,
+  run: (ctx, input) => subscribeBoard(ctx, input),
+});
+
+export const unsubscribeBoardOp = defineCoreOperation({
+  name: 'unsubscribeBoard',
+  summary: "Stop a Slack channel's card events of a board",
+  group: 'boards',
+  scope: 'write',
+  input: unsubscribeBoardInput,
+  idempotent: true,
+  destructive: true,
+  run: (ctx, input) => unsubscribeBoard(ctx, input),
+});
+
+/** `/tack subscriptions`: the boards a channel follows. */
+export const channelSubscriptionsOp = defineCoreOperation({
+  name: 'listChannelSubscriptions',
+  summary: 'The boards whose card events a Slack channel gets',
+  group: 'boards',
+  scope: 'read',
+  readOnly: true,
+  input: channelSubscriptionsInput,
+  output: channelSubscriptionsResult,
+  run: (ctx, input) => channelSubscriptions(ctx, input),
 });

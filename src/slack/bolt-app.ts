@@ -8,6 +8,8 @@ import { DeliveryRecorder } from './delivery-recorder.js';
 import type { SlackDeps } from './deps.js';
 import { registerEvents } from './events.js';
 import { registerTodoModal } from './todo-modal.js';
+import { registerCardModal } from './card-modal.js';
+import { registerUnfurlActions } from './unfurl-actions.js';
 
 /*
  * Three Web API clients, each with options of its own (they must not share one object:
@@ -84,6 +86,8 @@ export function createBoltApp(deps: SlackDeps, botToken: string, transport: Tran
   registerCommands(app, deps, poster, commands);
   registerActions(app, deps);
   registerTodoModal(app, deps);
+  registerCardModal(app, deps);
+  registerUnfurlActions(app, deps);
   registerEvents(app, deps);
   return app;
 }

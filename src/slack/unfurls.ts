@@ -43,7 +43,7 @@ async function unfurlOne(caller: SlackCaller, url: string, target: AppLink): Pro
   try {
     switch (target.kind) {
       case 'card':
-        return cardUnfurl(url, await caller.call('getCard', { id: target.key }));
+        return await cardUnfurlFor(caller, url, target.key);
       case 'milestone':
         return milestoneUnfurl(url, await caller.call('getMilestoneStatus', { ref: target.key }));
       case 'snippet': {
@@ -65,6 +65,13 @@ export interface LinkShared {
   unfurl_id?: string;
   source?: string;
   links: { url: string; domain?: string }[];
+}
+
+/** A card's unfurl with its controls: the statuses the reader may move it to (listCardMoves). */
+export async function cardUnfurlFor(caller: SlackCaller, url: string, key: string): Promise<Unfurl> {
+  const card = await caller.call('getCard', { id: key });
+  const moves = await caller.call('listCardMoves', { id: card.id });
+  return cardUnfurl(url, card, moves.data.filter((m) => m.allowed).map((m) => m.workflow_status));
 }
 
 /** At most this many links of one message are unfurled (Slack sends a few at a time anyway). */

@@ -9,7 +9,8 @@ import { parse as parseQuery } from 'node:querystring';
  *
  * Messages the app posts (chat.postMessage) are kept per channel, with their metadata;
  * chat.update changes them and conversations.history returns them newest first (metadata
- * only with `include_all_metadata`, and only those after `oldest` when given), as Slack does. conversations.open gives each user a
+ * only with `include_all_metadata`, and only those after `oldest` when given; thread replies
+ * left out, conversations.replies gives a thread), as Slack does. conversations.open gives each user a
  * DM channel of their own (`D` + the user id without its `U`). chat.getPermalink answers
  * Slack's archive link of the message; views.open, views.update and views.publish echo the
  * view (with an id and a hash). A trigger_id from `trigger()` lives 3 seconds, as Slack's
@@ -47,6 +48,8 @@ export interface FakeMessage {
   text: string | undefined;
   blocks: any[] | undefined;
   metadata: { event_type: string; event_payload: Record<string, unknown> } | undefined;
+  /** The parent's ts for a reply in a thread. */
+  thread_ts?: string;
 }
 
 export interface FakeSlack {
@@ -135,7 +138,7 @@ function defaults(call: RecordedCall, channels: Map<string, FakeMessage[]>): Fak
       return { body: { ok: true, user: { id: call.body.user, team_id: 'T0001', name: 'someone', tz: 'UTC', profile: {} } } };
     case 'chat.postMessage': {
       const channel = String(call.body.channel ?? 'C0001');
-      const message: FakeMessage = { ts: nextTs(), text: call.body.text, blocks: call.body.blocks, metadata: call.body.metadata };
+      const message: FakeMessage = { ts: nextTs(), text: call.body.text, blocks: call.body.blocks, metadata: call.body.metadata, ...(call.body.thread_ts ? { thread_ts: String(call.body.thread_ts) } : {}) };
       channels.set(channel, [...(channels.get(channel) ?? []), message]);
       return { body: { ok: true, channel, ts: message.ts, message: { text: call.body.text } } };
     }
@@ -149,7 +152,8 @@ function defaults(call: RecordedCall, channels: Map<string, FakeMessage[]>): Fak
       const withMetadata = call.body.include_all_metadata === true || call.body.include_all_metadata === 'true';
       // Like Slack: only messages after `oldest` (a ts) when it is given.
       const oldest = call.body.oldest === undefined ? undefined : Number(call.body.oldest);
-      const kept = (channels.get(String(call.body.channel)) ?? []).filter((m) => oldest === undefined || Number(m.ts) > oldest);
+      // Like Slack: replies in threads are not in the history, only their parents.
+      const kept = (channels.get(String(call.body.channel)) ?? []).filter((m) => !m.thread_ts && (oldest === undefined || Number(m.ts) > oldest));
       const messages = [...kept].reverse().map((m) => ({
         type: 'message',
         user: 'UBOT',
@@ -159,6 +163,15 @@ function defaults(call: RecordedCall, channels: Map<string, FakeMessage[]>): Fak
         ...(m.blocks ? { blocks: m.blocks } : {}),
         ...(withMetadata && m.metadata ? { metadata: m.metadata } : {}),
       }));
+      return { body: { ok: true, messages, has_more: false, response_metadata: { next_cursor: '' } } };
+    }
+    case 'conversations.replies': {
+      // A thread: its parent first, then its replies, oldest first (metadata with include_all_metadata).
+      const withMetadata = call.body.include_all_metadata === true || call.body.include_all_metadata === 'true';
+      const parent = String(call.body.ts);
+      const thread = (channels.get(String(call.body.channel)) ?? []).filter((m) => m.ts === parent || m.thread_ts === parent);
+      if (thread.length === 0) return { body: { ok: false, error: 'thread_not_found' } };
+      const messages = thread.map((m) => ({ type: 'message', user: 'UBOT', bot_id: 'BBOT', ts: m.ts, thread_ts: m.thread_ts ?? m.ts, text: m.text, ...(withMetadata && m.metadata ? { metadata: m.metadata } : {}) }));
       return { body: { ok: true, messages, has_more: false, response_metadata: { next_cursor: '' } } };
     }
     case 'chat.getPermalink': {

@@ -20,6 +20,7 @@ import { events } from './0019-events.js';
 import { webhooks } from './0020-webhooks.js';
 import { search } from './0021-search.js';
 import { eventOrder } from './0022-event-order.js';
+import { channelSubscriptions } from './0025-channel-subscriptions.js';
 
 /** Every migration, in order. Later issues append theirs. */
-export const migrations: SqlMigration[] = [platform, snippets, work, slack, jobs, slackPauses, editing, webSessions, snippetSlugPrefix, slackHome, snippetJson, cardJson, cardBoardStatus, snippetType, credentialCeilings, slackLinks, restoreFences, events, webhooks, search, eventOrder];
+export const migrations: SqlMigration[] = [] = [platform, snippets, work, slack, jobs, slackPauses, editing, webSessions, snippetSlugPrefix, slackHome, snippetJson, cardJson, cardBoardStatus, snippetType, credentialCeilings, slackLinks, restoreFences, events, webhooks, search, eventOrder, channelSubscriptions];

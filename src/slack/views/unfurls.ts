@@ -1,6 +1,6 @@
 import type { types } from '@slack/bolt';
-import { context, escapeText, link, section } from './blocks.js';
-import { cardFields, type CardView } from './cards.js';
+import { button, context, escapeText, link, option, plain, section } from './blocks.js';
+import { cardFields, statusLabel, type CardView } from './cards.js';
 import { milestoneFields, type MilestoneView } from './milestones.js';
 import { snippetMeta, type SnippetView } from './snippets.js';
 
@@ -11,8 +11,28 @@ import { snippetMeta, type SnippetView } from './snippets.js';
  */
 export type Unfurl = { blocks: types.KnownBlock[] };
 
-export function cardUnfurl(url: string, c: CardView): Unfurl {
-  return { blocks: [section(`:card_index: ${link(url, `${c.ref} ${c.title}`)}`), { type: 'section', fields: cardFields(c) }] };
+/** The action ids of a card unfurl's controls; the card id is in their block id (`unfurl:<id>`). */
+export const UNFURL_MOVE_ACTION = 'unfurl_card_move';
+export const UNFURL_ASSIGN_ACTION = 'unfurl_card_assign_me';
+export const UNFURL_BLOCK_PREFIX = 'unfurl:';
+
+/**
+ * A card's unfurl: its state, and (given the statuses the reader may move it to, from
+ * listCardMoves) a status select and an Assign to me button, which act as whoever clicks.
+ */
+export function cardUnfurl(url: string, c: CardView, moves?: readonly string[]): Unfurl {
+  const blocks: types.KnownBlock[] = [section(`:card_index: ${link(url, `${c.ref} ${c.title}`)}`), { type: 'section', fields: cardFields(c) }];
+  if (moves) {
+    const options = moves.map((s) => option(statusLabel(s), s));
+    const current = options.find((o) => o.value === c.workflow_status);
+    const elements: types.ActionsBlockElement[] = [];
+    if (options.length > 0) {
+      elements.push({ type: 'static_select', action_id: UNFURL_MOVE_ACTION, placeholder: plain('Move to…'), options, ...(current ? { initial_option: current } : {}) });
+    }
+    elements.push(button('Assign to me', UNFURL_ASSIGN_ACTION, c.id));
+    blocks.push({ type: 'actions', block_id: `${UNFURL_BLOCK_PREFIX}${c.id}`, elements });
+  }
+  return { blocks };
 }
 
 export function milestoneUnfurl(url: string, m: MilestoneView): Unfurl {

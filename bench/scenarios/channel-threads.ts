@@ -1,0 +1,101 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebClient } from '@slack/web-api';
+import pino from 'pino';
+import { consumeEvents } from '../../jobs/channel-feed.js';
+import { CHANNEL_POSTS_CONSUMER, runChannelPosts } from '../../jobs/channel-posts.js';
+import { connect } from '../../src/db/connect.js';
+import type { Scenario } from '../scenario.js';
+import { owner } from './seed.js';
+
+const CARDS = 50;
+const EVENTS = 1_000;
+const CHANNEL = 'CBENCHTHREADS';
+/** Slack's pace is a post a second per channel; the bench runs it 100 times faster (see bench/README.md). */
+const SPACING_MS = 10;
+
+/** A Web API that answers at once and keeps only when each post arrived. */
+async function timedSlack(): Promise<{ apiUrl: string; postedAt: number[]; close(): Promise<void> }> {
+  const postedAt: number[] = [];
+  let seq = 0;
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const method = (req.url ?? '').replace(/^\/api\//, '').split('?')[0];
+      let body: unknown = { ok: true };
+      if (method === 'chat.postMessage') {
+        postedAt.push(performance.now());
+        body = { ok: true, channel: CHANNEL, ts: `1700000000.${String(++seq).padStart(6, '0')}` };
+      }
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+      res.end(JSON.stringify(body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { apiUrl: `http://127.0.0.1:${port}/api/`, postedAt, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/**
+ * 1,000 card events (50 cards created, then moved back and forth) on a board a channel is
+ * subscribed to: the time to post them all as 50 parents and 950 thread replies, the
+ * smallest spacing between two posts (never under the channel's pace), and the heap before
+ * and after (the queue is in Postgres; the poster holds one sweep's 200 rows at most).
+ */
+export const channelThreads: Scenario = {
+  name: 'channel-threads',
+  async setup() {
+    return [];
+  },
+  async extra(ctx) {
+    const { orgId, memberId } = await owner(ctx.pool);
+    const slack = await timedSlack();
+    const db = await connect({ databaseUrl: ctx.databaseUrl, dataDir: '', poolSize: 10 });
+    const log = pino({ level: 'silent' });
+    try {
+      const deps = {
+        db: db.db,
+        slack: new WebClient('xoxb-bench', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } }),
+        clock: () => new Date(),
+        config: { reminderHour: 0, slack: { org: 'default' } },
+        log,
+        spacingMs: SPACING_MS,
+      };
+      await consumeEvents(deps, CHANNEL_POSTS_CONSUMER);
+      await ctx.pool.query(`insert into boards (id, org_id, name, slug, ref_prefix) values ('brd_benchthreads', $1, 'Threads', 'threads', 'THR') on conflict do nothing`, [orgId]);
+      await ctx.pool.query(`insert into slack_board_subscriptions (id, org_id, board_id, channel_id, created_by) values ('sub_benchthreads', $1, 'brd_benchthreads', $2, $3)`, [orgId, CHANNEL, memberId]);
+      // The events as writes record them: 50 creations, then moves, the card's data carrying its board.
+      await ctx.pool.query(
+        `insert into events (org_id, type, created_at, actor_member_id, actor_name, actor_agent, face, subject_type, subject_id, subject_ref, card_id, audience, changes, data)
+         select $1, case when g <= ${CARDS} then 'card.created' else 'card.moved' end, now(), $2, 'Bench', false, 'api', 'card',
+                'crd_bench' || (g % ${CARDS}), 'THR-' || (g % ${CARDS}), 'crd_bench' || (g % ${CARDS}), 'org',
+                case when g <= ${CARDS} then '{}'::jsonb else '{"workflow_status":["backlog","in_progress"]}'::jsonb end,
+                jsonb_build_object('id', 'crd_bench' || (g % ${CARDS}), 'ref', 'THR-' || (g % ${CARDS}), 'board_id', 'brd_benchthreads', 'title', 'Card ' || (g % ${CARDS}), 'workflow_status', 'in_progress', 'assignee_ids', '[]'::jsonb)
+         from generate_series(1, ${EVENTS}) g order by g`,
+        [orgId, memberId],
+      );
+      global.gc?.();
+      const heapBefore = process.memoryUsage().heapUsed;
+      let heapPeak = heapBefore;
+      const started = performance.now();
+      let sent = 0;
+      for (let run = 0; run < 50 && sent < EVENTS; run++) {
+        sent += (await runChannelPosts(deps)).sent;
+        heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
+      }
+      const seconds = (performance.now() - started) / 1000;
+      global.gc?.();
+      const heapAfter = process.memoryUsage().heapUsed;
+      const gaps = slack.postedAt.slice(1).map((t, i) => t - slack.postedAt[i]!);
+      if (sent !== EVENTS || slack.postedAt.length !== EVENTS) throw new Error(`channel-threads: expected ${EVENTS} posts, got ${sent} sent, ${slack.postedAt.length} posted`);
+      const mb = (n: number) => (n / 1024 / 1024).toFixed(1);
+      return [
+        `channel-threads: ${EVENTS} card events → ${CARDS} parents + ${EVENTS - CARDS} thread replies in ${seconds.toFixed(1)} s at a ${SPACING_MS} ms pace (${(seconds * 1000 / EVENTS).toFixed(1)} ms a post; smallest gap ${Math.min(...gaps).toFixed(1)} ms)`,
+        `channel-threads: heap ${mb(heapBefore)} MB before, ${mb(heapPeak)} MB at the peak, ${mb(heapAfter)} MB after`,
+      ];
+    } finally {
+      await db.close();
+      await slack.close();
+    }
+  },
+};
