@@ -67,7 +67,7 @@ describe('the card page', { timeout: 120_000 }, () => {
     await waitFor('the move in the timeline', async () => (await timeline.locator('.timeline-event[data-type="card.moved"]').count()) > 0);
     const items = await timeline.locator(':scope > li').evaluateAll((els) => els.map((el) => el.getAttribute('data-type') ?? 'comment'));
     expect(items.indexOf('card.moved', items.indexOf('comment'))).toBeGreaterThan(items.indexOf('comment'));
-    expect(await timeline.locator('.timeline-event[data-type="card.moved"]').last().textContent()).toMatch(/Owner.*moved this from .* to In review/);
+    expect(await timeline.locator('.timeline-event[data-type="card.moved"]').last().textContent()).toMatch(/\(API\) moved this from .* to In review/);
     expect(errors).toEqual([]);
     await context.close();
   });
