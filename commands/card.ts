@@ -1,4 +1,5 @@
 import { UsageError, type CommandHandler } from '../src/slack/command-context.js';
+import { countCommentsOp } from '../src/operations/comments.js';
 import { cardMovedView, cardView } from '../src/slack/views/cards.js';
 import { listWords, parseWorkflowStatus, WORKFLOW_STATUSES, type WorkflowStatus } from '../src/vocabulary.js';
 
@@ -30,6 +31,10 @@ export function parseCardCommand(text: string): CardCommand {
 
 export const cardCommand: CommandHandler = async (text, ctx) => {
   const cmd = parseCardCommand(text);
-  if (cmd.kind === 'show') return cardView(await ctx.call('getCard', { id: cmd.ref }));
+  if (cmd.kind === 'show') {
+    const card = await ctx.call('getCard', { id: cmd.ref });
+    const { count } = await ctx.call(countCommentsOp, { id: card.id });
+    return cardView(card, { comments: count });
+  }
   return cardMovedView(await ctx.call('moveCard', { id: cmd.ref, workflow_status: cmd.status }));
 };

@@ -178,7 +178,7 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('describes each resource once, by name, and every answer refers to it', () => {
-    const names = ['Me', 'Organization', 'Member', 'ListedMember', 'Token', 'CreatedToken', 'Snippet', 'SnippetVersion', 'SnippetLink', 'Board', 'Card', 'CardMoves', 'Criterion', 'Todo', 'Milestone', 'JobResult', 'Session', 'SigninLink', 'SearchResult', 'Event', 'Webhook', 'CreatedWebhook', 'WebhookDelivery'];
+    const names = ['Me', 'Organization', 'Member', 'ListedMember', 'Token', 'CreatedToken', 'Snippet', 'SnippetVersion', 'SnippetLink', 'Board', 'Card', 'CardMoves', 'Criterion', 'Comment', 'Todo', 'Milestone', 'JobResult', 'Session', 'SigninLink', 'SearchResult', 'Event', 'Webhook', 'CreatedWebhook', 'WebhookDelivery'];
     expect(Object.keys(doc.components.schemas).sort()).toEqual([...names, 'Error', 'FieldError'].sort());
     const inline: string[] = [];
     for (const op of operations.filter((o) => o.output)) {
@@ -338,6 +338,10 @@ describe('replaying traffic against the document', () => {
     await signIn(t);
     const sessions = await ok('GET', '/v1/sessions');
     await ok('DELETE', `/v1/sessions/${sessions.data[0].id}`);
+    const comment = await ok('POST', `/v1/cards/${card.ref}/comments`, { body: 'Looks **good**' });
+    await ok('PATCH', `/v1/cards/${card.ref}/comments/${comment.id}`, { body: 'Looks good to me' });
+    await ok('GET', `/v1/cards/${card.ref}/comments?limit=1`);
+    await ok('DELETE', `/v1/cards/${card.ref}/comments/${comment.id}`);
     await ok('GET', `/v1/cards/${card.ref}/activity?type=card.,criterion.&limit=2`);
     await ok('GET', `/v1/events?subject=${card.ref}&agent=false&since=2020-01-01T00:00:00Z`);
     await ok('DELETE', `/v1/cards/${card.id}`);

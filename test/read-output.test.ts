@@ -76,6 +76,8 @@ const READS: [string, string][] = [
   ['getCard', '/v1/cards/ALP-5'],
   ['listCriteria', '/v1/cards/crd_007/criteria'],
   ['listCriteria', '/v1/cards/crd_007/criteria?limit=2'],
+  ['listComments', '/v1/cards/ALP-7/comments'],
+  ['listComments', '/v1/cards/crd_007/comments?limit=2'],
   ['listTodos', '/v1/todos'],
   ['listTodos', '/v1/todos?limit=4'],
   ['listTodos', '/v1/todos?due=today'],

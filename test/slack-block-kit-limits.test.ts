@@ -30,6 +30,8 @@ const HOSTILE = '<!channel> <@U0BOSS> <https://evil.example|click> & *bold* _it_
 const long = (n: number) => HOSTILE.repeat(Math.ceil(n / HOSTILE.length)).slice(0, n);
 const TITLE = long(300);
 const NAME = long(5000);
+/** A card's description at its longest (20,000 code points), Markdown and hostile text on many lines. */
+const DESCRIPTION = `# <!here> heading\n\n${Array.from({ length: 400 }, (_, i) => `- [x](javascript:alert(${i})) <@U0${i}> ${HOSTILE}`).join('\n')}`.slice(0, 20_000);
 
 const todo = (i: number, extra: Partial<DigestTodo> = {}): DigestTodo => ({
   id: `todo_${String(i).padStart(24, 'x')}`,
@@ -200,6 +202,8 @@ const views: [string, () => string[]][] = [
   ['todoDigestView of 25', () => message(todoDigestView(Array.from({ length: 25 }, (_, i) => todo(i, { due_on: '2025-12-31' })), '2026-01-01'))],
   ['todoDigestView, done and snoozed', () => message(todoDigestView([todo(1, { done: true }), todo(2, { snoozed: true }), todo(3)], '2026-01-01'))],
   ['cardView', () => message(cardView(card(1), { note: NAME }))],
+  ['cardView with a hostile description and comments', () => message(cardView({ ...card(1), description: DESCRIPTION }, { note: NAME, comments: 123_456 }))],
+  ['cardView with a one-line 20,000-character description', () => message(cardView({ ...card(1), description: long(20_000).replace(/\n/g, ' ') }, { comments: 1 }))],
   ['cardMovedView', () => message(cardMovedView(card(1)))],
   ['milestoneStatusView', () => message(milestoneStatusView(milestone(1)))],
   ['subscribedView', () => message(subscribedView(sub, { created: true }, 9))],
@@ -244,6 +248,17 @@ describe("Block Kit within Slack's limits, with long and hostile text", () => {
   for (const [name, check] of views) {
     it(name, () => expect(check()).toEqual([]));
   }
+
+  it("shows a description's first lines as plain text: no markup, mention or link of its own, cut with …, and the comment count", () => {
+    const reply = cardView({ ...card(1), description: DESCRIPTION }, { comments: 3 });
+    const texts = (reply.blocks ?? []).map((b: Any) => b.text?.text ?? b.elements?.map((e: Any) => e.text).join(' ') ?? '');
+    const preview = texts.find((x: string) => x.includes('heading'))!;
+    expect(preview.split('\n')).toHaveLength(5);
+    expect(preview).not.toMatch(/[<*`~]/);
+    expect(preview.endsWith('…')).toBe(true);
+    expect(texts).toContain('3 comments');
+    expect(cardView({ ...card(1), description: null }, { comments: 1 }).blocks!.length).toBe(cardView(card(1)).blocks!.length + 1);
+  });
 
   it('the checker itself catches what it checks for', () => {
     const bad: Any[] = [

@@ -163,7 +163,7 @@ function describe(f: FieldEntry, asArgument = false, flag = kebab(f.name)): stri
   if (f.enum && f.kind === 'array') parts.push(`any of: ${f.enum.join(', ')}`);
   if (f.kind === 'array') parts.push(splitsOnCommas(f) ? 'repeat the option or separate values with commas' : 'repeat the option for each one (commas are kept)');
   if (f.kind === 'json') parts.push('as JSON');
-  if (f.name === 'body' && f.kind === 'string') parts.push('`-` reads it from stdin');
+  if ((f.name === 'body' || f.name === 'description') && f.kind === 'string') parts.push('`-` reads it from stdin');
   if (f.default !== undefined && !(f.kind === 'boolean' && f.default === false)) parts.push(`default: ${Array.isArray(f.default) ? f.default.join(',') : JSON.stringify(f.default)}`);
   return parts.join('; ');
 }

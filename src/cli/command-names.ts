@@ -36,6 +36,10 @@ const NAMED: Record<string, readonly string[]> = {
   addCriterion: ['criteria', 'add'],
   updateCriterion: ['criteria', 'update'],
   deleteCriterion: ['criteria', 'delete'],
+  listComments: ['comments', 'list'],
+  addComment: ['comments', 'add'],
+  updateComment: ['comments', 'update'],
+  deleteComment: ['comments', 'delete'],
   listTodos: ['todos', 'list'],
   createTodo: ['todos', 'add'],
   completeTodo: ['todos', 'done'],
@@ -72,6 +76,7 @@ const NAMED: Record<string, readonly string[]> = {
 export const POSITIONAL_FIELDS: Record<string, readonly string[]> = {
   createTodo: ['title'],
   moveCard: ['workflow_status'],
+  addComment: ['body'],
   search: ['q'],
 };
 
@@ -81,7 +86,9 @@ export const POSITIONAL_FIELDS: Record<string, readonly string[]> = {
  * the way every other resource does (as `gh issue edit` and `stripe customers update`).
  */
 export const MORE_COMMANDS: Record<string, readonly { path: readonly string[]; positional: readonly string[]; summary: string }[]> = {
-  moveCard: [{ path: ['cards', 'update'], positional: [], summary: "Change a card's title, status, due date, milestone or assignees; done on a gated board needs a human" }],
+  addComment: [{ path: ['cards', 'comment'], positional: ['body'], summary: 'Comment on a card (Markdown); `@name` or `@mem_…` mentions a member' }],
+  listComments: [{ path: ['cards', 'comments'], positional: [], summary: "A card's comments, oldest first" }],
+  moveCard: [{ path: ['cards', 'update'], positional: [], summary: "Change a card's title, description, status, due date, milestone or assignees; done on a gated board needs a human" }],
 };
 
 /**
@@ -105,6 +112,7 @@ export const GROUP_DESCRIPTIONS: Record<string, string> = {
   boards: 'boards and their gates',
   cards: 'board cards',
   criteria: 'acceptance criteria of a card',
+  comments: "a card's discussion",
   todos: 'your todos',
   milestones: 'sprints and deadlines',
   jobs: 'background jobs',
@@ -124,6 +132,7 @@ export const GROUP_ALIASES: Record<string, string[]> = {
   boards: ['board'],
   cards: ['card'],
   criteria: ['criterion'],
+  comments: ['comment'],
   todos: ['todo'],
   milestones: ['milestone'],
   jobs: ['job'],

@@ -80,16 +80,20 @@ function write(text: string): void {
   process.stdout.write(text);
 }
 
-/** `--body -` reads the body from stdin, so a file can be piped in. */
+/** Fields whose `-` reads the text from stdin: a snippet's or comment's body, a card's description. */
+export const STDIN_FIELDS = ['body', 'description'] as const;
+
+/** `--body -` (or `--description -`) reads the text from stdin, so a file can be piped in. */
 async function readStdinFields(input: Record<string, unknown>): Promise<Record<string, unknown>> {
-  if (input.body !== '-') return input;
-  if (process.stdin.isTTY) throw new CliError('--body - reads from stdin: pipe the text in (for example `< file.sql`)', EXIT.usage);
+  const field = STDIN_FIELDS.find((f) => input[f] === '-');
+  if (field === undefined) return input;
+  if (process.stdin.isTTY) throw new CliError(`--${field} - reads from stdin: pipe the text in (for example \`< file.md\`)`, EXIT.usage);
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   try {
-    return { ...input, body: new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks)) };
+    return { ...input, [field]: new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks)) };
   } catch {
     // Read as U+FFFD it would be stored changed; the server refuses such bytes too.
-    throw new CliError('--body - reads UTF-8 text, and stdin was not UTF-8: convert it first (for example with iconv)', EXIT.usage);
+    throw new CliError(`--${field} - reads UTF-8 text, and stdin was not UTF-8: convert it first (for example with iconv)`, EXIT.usage);
   }
 }

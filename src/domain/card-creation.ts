@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { boardKey } from './boards.js';
 import { assigneeIds, assigneesOf, requireMembers, setAssignees } from './card-assignees.js';
 import { moveRefusal } from './card-moves.js';
-import { cardTitle, loadCard, type Card } from './cards.js';
+import { cardDescription, cardTitle, loadCard, type Card } from './cards.js';
 import type { Ctx } from './context.js';
 import { criterionTitle, insertCriteria } from './criteria.js';
 import { notFound } from './errors.js';
@@ -16,6 +16,7 @@ import { WORKFLOW_STATUSES } from '../vocabulary.js';
 export const createCardInput = z.object({
   board: boardKey,
   title: cardTitle,
+  description: cardDescription.optional(),
   workflow_status: z
     .enum(WORKFLOW_STATUSES)
     .optional()
@@ -64,6 +65,7 @@ export async function createCard(ctx: Ctx, input: z.infer<typeof createCardInput
       board_id: board.id,
       number: board.number,
       title: input.title,
+      description: input.description ?? null,
       ...(input.workflow_status === undefined ? {} : { workflow_status: input.workflow_status }),
       due_on: input.due_on ?? null,
       milestone_id: milestoneId,

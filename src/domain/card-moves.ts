@@ -3,7 +3,7 @@ import type { Updateable } from 'kysely';
 import type { CardsTable } from '../db/schema.js';
 import { assigneeIds, assigneesOf, requireMembers, setAssignees } from './card-assignees.js';
 import { findCard } from './card-refs.js';
-import { cardKey, cardKeyInput, cardTitle, loadCard, type Card } from './cards.js';
+import { cardDescription, cardKey, cardKeyInput, cardTitle, loadCard, type Card } from './cards.js';
 import { WORKFLOW_STATUSES, type WorkflowStatus } from '../vocabulary.js';
 import type { Ctx, Principal } from './context.js';
 import { forbidden, type AppError } from './errors.js';
@@ -16,6 +16,7 @@ export const moveCardInput = z.object({
   id: cardKey,
   workflow_status: z.enum(WORKFLOW_STATUSES).optional().describe('Any state to any state; done on a gated board needs a human'),
   title: cardTitle.optional(),
+  description: cardDescription.optional().describe('Markdown, at most 20000 characters (Unicode code points); null clears it'),
   due_on: dueDate.nullable().optional().describe('A date as YYYY-MM-DD, or today or tomorrow in your time zone; null clears it'),
   milestone: key('milestone').nullable().optional().describe('Milestone ref; null takes the card out'),
   assignee_ids: assigneeIds.optional().describe('Replaces the assignees: member ids; `me` is you'),
@@ -84,6 +85,7 @@ export async function moveCard(ctx: Ctx, input: z.infer<typeof moveCardInput>): 
   const patch: Updateable<CardsTable> = {};
   if (input.workflow_status !== undefined) patch.workflow_status = input.workflow_status;
   if (input.title !== undefined) patch.title = input.title;
+  if (input.description !== undefined) patch.description = input.description;
   if (input.due_on !== undefined) patch.due_on = input.due_on;
   if (input.milestone !== undefined) {
     patch.milestone_id = input.milestone === null ? null : await findMilestoneId(ctx.db, orgId, input.milestone);

@@ -8,7 +8,7 @@ import { cardJson, cardsJoined, cardsWithDetails } from './card-query.js';
 import { findCard, formatCardRef } from './card-refs.js';
 import type { Ctx } from './context.js';
 import { notFound } from './errors.js';
-import { id, key, label, pageQuery } from './fields.js';
+import { id, key, label, markdownText, pageQuery } from './fields.js';
 import { keyLookup } from './ids.js';
 import { findMilestoneId, milestoneKey, milestonesByKey } from './milestones.js';
 import type { RawJson } from '../db/raw-json.js';
@@ -22,6 +22,7 @@ export const cardSchema = z.object({
   board_id: z.string(),
   title: z.string(),
   workflow_status: z.enum(WORKFLOW_STATUSES),
+  description: z.string().nullable().describe('Markdown; render it without raw HTML, with links only to http, https and mailto; null: none'),
   gated: z.boolean().describe("The board's gate: a move to done needs a human caller"),
   criteria_done: z.number().int(),
   criteria_total: z.number().int(),
@@ -35,6 +36,8 @@ export type Card = z.infer<typeof cardSchema>;
 
 export const cardKey = key('card').describe('Card id (crd_…) or ref (ENG-42)');
 export const cardTitle = label(300);
+/** A card's description (contract §11): Markdown, up to 20,000 code points; null clears it. */
+export const cardDescription = markdownText(20_000).nullable();
 
 export const listCardsInput = z.object({
   ...pageQuery,
@@ -55,6 +58,7 @@ interface CardRow {
   number: number;
   title: string;
   workflow_status: WorkflowStatus;
+  description: string | null;
   due_on: string | null;
   created_at: string;
   updated_at: string;
@@ -73,6 +77,7 @@ export function presentCard(row: CardRow): Card {
     board_id: row.board_id,
     title: row.title,
     workflow_status: row.workflow_status,
+    description: row.description,
     gated: row.gated,
     criteria_done: row.criteria_done,
     criteria_total: row.criteria_total,

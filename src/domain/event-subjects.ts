@@ -2,6 +2,7 @@ import { findBoard } from './boards.js';
 import { findCard } from './card-refs.js';
 import { getCard } from './cards.js';
 import type { Ctx } from './context.js';
+import { commentIdsOfCard, getComment } from './comments.js';
 import { getCriterion } from './criteria.js';
 import { AppError } from './errors.js';
 import { getMember } from './members.js';
@@ -113,8 +114,11 @@ const readers: Record<SubjectType, Reader | undefined> = {
     const token = await readToken(ctx.db, ctx.principal.orgId, id);
     return token && { data: token, ref: null, cardId: null, audience: 'admins', memberId: token.member_id };
   },
-  // Not in this build yet: comments (contract §11) and webhooks (their own stream of work).
-  comment: undefined,
+  async comment(ctx, id) {
+    const comment = await present(getComment(ctx.db, ctx.principal.orgId, id));
+    return comment && orgWide(comment, await cardRef(ctx, comment.card_id), comment.card_id);
+  },
+  // Not in this build yet: webhooks (their own stream of work).
   webhook: undefined,
 };
 
@@ -131,6 +135,13 @@ export async function criteriaOfCard(ctx: Ctx, cardKey: string): Promise<Subject
   if (!card) return [];
   const rows = await ctx.db.selectFrom('criteria').select('id').where('org_id', '=', ctx.principal.orgId).where('card_id', '=', card.id).orderBy('position').execute();
   return rows.map((r) => ({ type: 'criterion', id: r.id }));
+}
+
+/** The comments of a card (id or ref), which deleting it deletes: each records its own event. */
+export async function commentsOfCard(ctx: Ctx, cardKey: string): Promise<SubjectKey[]> {
+  const card = await present(findCard(ctx.db, ctx.principal.orgId, cardKey));
+  if (!card) return [];
+  return (await commentIdsOfCard(ctx.db, ctx.principal.orgId, card.id)).map((id) => ({ type: 'comment', id }));
 }
 
 /** What else one change of this thing changes with it: a todo and the criterion it mirrors follow each other. */

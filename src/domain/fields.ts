@@ -78,3 +78,23 @@ export const pageOf = <T extends z.ZodType>(item: T) =>
  * field of a path or query; never `z.coerce`, which reads "false" as true and "1e2" as 100.
  */
 export const queryBoolean = z.boolean();
+
+/** How many Unicode code points `text` holds (what people count as characters; `length` counts UTF-16 units). */
+export const codePoints = (text: string): number => {
+  let n = 0;
+  for (const _ of text) n += 1;
+  return n;
+};
+
+/**
+ * Markdown a person wrote (a card's description, a comment): kept as written (leading spaces
+ * mean something in Markdown), not whitespace only, at most `max` code points (contract §11),
+ * no control characters but newlines, carriage returns and tabs.
+ */
+export const markdownText = (max: number) =>
+  z
+    .string()
+    .refine((s) => s.trim().length > 0, { message: 'must not be empty or only whitespace', params: { code: 'too_small' } })
+    .refine((s) => s.length <= max || codePoints(s) <= max, { message: `must be at most ${max} characters`, params: { code: 'too_big' }, abort: true })
+    .refine((s) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(s), { message: 'must not contain control characters', params: { code: 'invalid_characters' } })
+    .describe(`Markdown, at most ${max} characters (Unicode code points)`);

@@ -21,7 +21,7 @@ export interface Position {
   id: string;
 }
 
-const invalidCursor = () =>
+export const invalidCursor = () =>
   new AppError('invalid_cursor', 400, 'That cursor is not valid for this list; start again without it.');
 
 // Fingerprints of the scopes seen: a list's scope (its organization, caller and filters) is

@@ -19,6 +19,7 @@ const TAGS: Record<Group, { description: string; noun: string }> = {
   boards: { description: 'Boards of cards, each with its card ref prefix and, when gated, a human-only move to done.', noun: 'board' },
   cards: { description: 'Work items on a board, moved through backlog, in_progress, in_review and done.', noun: 'card' },
   criteria: { description: "A card's acceptance criteria; a todo can mirror one.", noun: 'criterion' },
+  comments: { description: "A card's discussion, in Markdown; `@name` or `@mem_…` mentions a member (stored as `@mem_…`). Only the author edits a comment; owners and admins may delete one.", noun: 'comment' },
   todos: { description: "The caller's own todos, personal or in the organization, with due dates read in the caller's time zone.", noun: 'todo' },
   milestones: { description: 'Sprints and deadlines, with the counts of their cards and criteria.', noun: 'milestone' },
   jobs: { description: 'Background jobs (due-todo reminders, milestone summaries), run on demand.', noun: 'job run' },

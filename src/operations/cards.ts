@@ -29,7 +29,7 @@ export const cardOperations = [
   }),
   defineOperation({
     name: 'createCard',
-    summary: 'Create a card, numbered next on its board (<PREFIX>-<n>), with criteria, in backlog or the state given (done on a gated board needs a human)',
+    summary: 'Create a card, numbered next on its board (<PREFIX>-<n>), with a description and criteria, in backlog or the state given (done on a gated board needs a human)',
     group: 'cards',
     method: 'POST',
     path: '/cards',
@@ -52,7 +52,7 @@ export const cardOperations = [
   }),
   defineOperation({
     name: 'moveCard',
-    summary: 'Move a card to any state and change its title, due date, milestone or assignees; done on a gated board needs a human',
+    summary: 'Move a card to any state and change its title, description, due date, milestone or assignees; done on a gated board needs a human',
     group: 'cards',
     method: 'PATCH',
     path: '/cards/{id}',

@@ -1,5 +1,5 @@
 import type { Ctx } from '../domain/context.js';
-import { criteriaOfCard, type SubjectKey, type SubjectType } from '../domain/event-subjects.js';
+import { commentsOfCard, criteriaOfCard, type SubjectKey, type SubjectType } from '../domain/event-subjects.js';
 
 type Input = Record<string, unknown>;
 
@@ -62,11 +62,21 @@ export const eventDescriptions: Readonly<Record<string, EventDescription>> = {
   // A card made with criteria is one change: `card.created` (its data counts them).
   createCard: { makes: made('card') },
   moveCard: { touches: one('card'), refusals: ['gated_move_requires_human'] },
-  // Its criteria go with it, and the todos that mirrored them are unlinked: one event each.
-  deleteCard: { touches: async (ctx, input) => [{ type: 'card', id: text(input, 'id') }, ...(await criteriaOfCard(ctx, text(input, 'id')))] },
+  // Its criteria and comments go with it, and the todos that mirrored them are unlinked: one event each.
+  deleteCard: {
+    touches: async (ctx, input) => [
+      { type: 'card', id: text(input, 'id') },
+      ...(await criteriaOfCard(ctx, text(input, 'id'))),
+      ...(await commentsOfCard(ctx, text(input, 'id'))),
+    ],
+  },
   addCriterion: { makes: made('criterion') },
   updateCriterion: { touches: one('criterion', 'criterion_id') },
   deleteCriterion: { touches: one('criterion', 'criterion_id') },
+  // `data` is the comment as listComments answers it (mentions as `@mem_…`): notifications read it.
+  addComment: { makes: made('comment') },
+  updateComment: { touches: one('comment', 'comment_id') },
+  deleteComment: { touches: one('comment', 'comment_id') },
 
   // An existing criterion it mirrors takes its title.
   createTodo: { touches: (_ctx, input) => (input.criterion_id === undefined ? [] : [{ type: 'criterion', id: text(input, 'criterion_id') }]), makes: made('todo') },

@@ -3,6 +3,7 @@ import { platformOperations } from './platform.js';
 import { snippetOperations } from './snippets.js';
 import { boardOperations } from './boards.js';
 import { cardOperations } from './cards.js';
+import { commentOperations } from './comments.js';
 import { todoOperations } from './todos.js';
 import { milestoneOperations } from './milestones.js';
 import { jobOperations } from './jobs.js';
@@ -16,6 +17,7 @@ const table = [
   ...snippetOperations,
   ...boardOperations,
   ...cardOperations,
+  ...commentOperations,
   ...todoOperations,
   ...milestoneOperations,
   ...jobOperations,

@@ -26,7 +26,7 @@ export type CallInputOf<P extends Obj, Q extends Obj, B extends Obj, R extends R
 type Given<S extends Obj> = keyof S['shape'] extends never ? {} : z.input<S>;
 
 /** Resource group, for OpenAPI tags and CLI grouping. */
-export type OperationGroup = 'me' | 'members' | 'tokens' | 'snippets' | 'boards' | 'cards' | 'criteria' | 'todos' | 'milestones' | 'jobs' | 'sessions' | 'search' | 'events' | 'webhooks';
+export type OperationGroup = 'me' | 'members' | 'tokens' | 'snippets' | 'boards' | 'cards' | 'criteria' | 'comments' | 'todos' | 'milestones' | 'jobs' | 'sessions' | 'search' | 'events' | 'webhooks';
 
 /**
  * What `run` may answer: the output schema's value, or, for reads that let Postgres serialize

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { boardSchema } from '../domain/boards.js';
 import { cardMovesSchema } from '../domain/card-moves.js';
 import { cardSchema } from '../domain/cards.js';
+import { commentSchema } from '../domain/comments.js';
 import { criterionSchema } from '../domain/criteria.js';
 import { eventSchema } from '../domain/events.js';
 import { jobResultSchema } from '../domain/jobs.js';
@@ -42,6 +43,7 @@ const NAMES: [z.ZodType, string][] = [
   [cardSchema, 'Card'],
   [cardMovesSchema, 'CardMoves'],
   [criterionSchema, 'Criterion'],
+  [commentSchema, 'Comment'],
   [todoSchema, 'Todo'],
   [milestoneSchema, 'Milestone'],
   [jobResultSchema, 'JobResult'],

@@ -50,6 +50,15 @@ export async function seedForOutput(database: TestDatabase, tokenHash: string): 
             (g + k) % 3 = 0, ${t0} + make_interval(secs => k), ${t0}
      from generate_series(1, 40) g, generate_series(1, 3) k where g % 4 <> 0`,
   );
+  // Descriptions and a discussion (migration 0023): Markdown with odd text, comments in one instant kept in order by seq.
+  await q(`update cards set description = case when number % 2 = 0 then '# Plan\n\n- ' || ${odd} else ${odd} end where number % 3 = 1`);
+  await q(
+    `insert into comments (id, org_id, card_id, author_member_id, author_name, author_agent, body, created_at, updated_at)
+     select 'cmt_' || lpad(g::text, 3, '0'), 'org_out', 'crd_007', case when g % 3 = 0 then null else 'mem_b' end, 'Gone Ö', g % 2 = 0,
+            case when g % 2 = 0 then 'see @mem_owner ' || ${odd} else 'Comment ' || g end,
+            ${t0} + make_interval(secs => (g / 2) * 1.000001), ${t0} + make_interval(secs => g * 2)
+     from generate_series(1, 5) g`,
+  );
   await q(
     `insert into card_assignees (card_id, member_id, position)
      select 'crd_' || lpad(g::text, 3, '0'), case when g % 2 = 0 then 'mem_owner' else 'mem_b' end, 0 from generate_series(1, 40) g where g % 3 <> 0

@@ -21,6 +21,21 @@ try {
   // One webhook for its settings page (a name that does not resolve here is accepted; its deliveries would fail).
   const hook = await server.api('POST', '/v1/webhooks', { body: { url: 'https://hooks.example.com/tack', events: ['card.', 'todo.completed'], description: 'Deploy bot' } });
   if (hook.status !== 201) throw new Error(`POST /v1/webhooks answered ${hook.status}: ${hook.text}`);
+  // The card page's description, discussion and timeline: a description, comments (one by an agent, one mentioning), an agent's refused move.
+  const signup = seeded.cards.signup!;
+  const must = async (method: string, path: string, body: unknown, token?: string) => {
+    const res = await server.api(method, path, { body, token });
+    if (res.status >= 300 && res.status !== 403) throw new Error(`${method} ${path} answered ${res.status}: ${res.text}`);
+    return res.body;
+  };
+  await must('PATCH', `/v1/cards/${signup.id}`, {
+    description: '## Goal\n\nA sign-up form that **validates as you type** and announces errors to screen readers.\n\n- Email and password fields\n- Errors under each field\n\nSee the [design notes](https://example.com/design).',
+  });
+  const people = (await server.api('GET', '/v1/members?limit=100')).body.data as { id: string; name: string }[];
+  const bot = await must('POST', '/v1/tokens', { name: 'Copilot', scopes: ['read', 'write'], agent: true });
+  await must('POST', `/v1/cards/${signup.id}/comments`, { body: `I started on the form. @${people[1]?.id ?? people[0]!.id}, can you check the error copy?` });
+  await must('POST', `/v1/cards/${signup.id}/comments`, { body: 'Added `aria-describedby` to both fields; tests pass.' }, bot.token);
+  await must('PATCH', `/v1/cards/${signup.id}`, { workflow_status: 'done' }, bot.token);
   const pages: [string, string][] = [
     ['boards', '/boards'],
     ['board', '/boards/eng'],
@@ -39,7 +54,8 @@ try {
   const shots: { width: number; scheme: 'light' | 'dark'; only?: string[] }[] = [
     { width: 1280, scheme: 'light' },
     { width: 375, scheme: 'light' },
-    { width: 1280, scheme: 'dark', only: ['board', 'todos', 'snippet'] },
+    { width: 1280, scheme: 'dark', only: ['board', 'card', 'todos', 'snippet'] },
+    { width: 375, scheme: 'dark', only: ['card'] },
   ];
   for (const shot of shots) {
     const { context, page } = await signedInContext(browser, server.api, { colorScheme: shot.scheme, width: shot.width, height: 900 });

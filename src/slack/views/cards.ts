@@ -2,7 +2,7 @@ import type { types } from '@slack/bolt';
 import { WORKFLOW_STATUSES } from '../../vocabulary.js';
 import type { OperationOutput } from '../../operations/index.js';
 import type { SlackReply } from '../command-context.js';
-import { bold, context, ephemeral, escapeText, field, option, ratio, section } from './blocks.js';
+import { bold, clip, context, ephemeral, escapeText, field, formattingSafe, option, ratio, SECTION_TEXT_MAX, section } from './blocks.js';
 
 /** A card as `getCard` and `moveCard` answer it. */
 export type CardView = OperationOutput<'getCard'>;
@@ -40,6 +40,8 @@ export function cardFields(c: CardView): types.MrkdwnElement[] {
 export interface CardViewOptions {
   /** A line above the card (what a move did, or why it was refused). */
   note?: string;
+  /** How many comments the card has (`/card` shows it); absent: not shown. */
+  comments?: number;
   /** The status select that moves the card (the `/card` answer); off for read-only views. */
   select?: boolean;
 }
@@ -62,11 +64,32 @@ function statusSelect(c: CardView): types.ActionsBlock {
   };
 }
 
+/** Lines of a description shown in Slack; the web app shows the whole of it. */
+const DESCRIPTION_LINES = 5;
+const DESCRIPTION_MAX = 600;
+
+/**
+ * The first lines of a card's Markdown description as plain text for mrkdwn: Markdown's
+ * markup is not Slack's, so none of it is read (formatting characters become look-alikes, &,
+ * < and > are escaped: no mention, link or formatting comes from user text), cut to a few
+ * lines, and saying when it was cut.
+ */
+export function descriptionPreview(description: string): string {
+  const lines = description.replace(/\r\n?/g, '\n').split('\n').map((l) => l.trimEnd()).filter((l) => l.trim() !== '');
+  const shown = lines.slice(0, DESCRIPTION_LINES).join('\n');
+  const cut = lines.length > DESCRIPTION_LINES || shown.length > DESCRIPTION_MAX;
+  const text = formattingSafe(shown.length > DESCRIPTION_MAX ? shown.slice(0, DESCRIPTION_MAX) : shown);
+  return clip(cut ? `${text.replace(/\s+$/, '')}…` : text, SECTION_TEXT_MAX);
+}
+
 export function cardView(c: CardView, options: CardViewOptions = {}): SlackReply {
-  const { note, select = true } = options;
+  const { note, select = true, comments } = options;
   const blocks: types.KnownBlock[] = [];
   if (note) blocks.push(context(escapeText(note)));
-  blocks.push(section(`${bold(c.ref)} ${escapeText(c.title)}`), { type: 'section', fields: cardFields(c) });
+  blocks.push(section(`${bold(c.ref)} ${escapeText(c.title)}`));
+  if (c.description) blocks.push(section(descriptionPreview(c.description)));
+  blocks.push({ type: 'section', fields: cardFields(c) });
+  if (comments !== undefined) blocks.push(context(comments === 1 ? '1 comment' : `${comments} comments`));
   if (select) blocks.push(statusSelect(c));
   return ephemeral(`${note ? `${note} ` : ''}${c.ref} ${c.title} (${statusLabel(c.workflow_status)})`, blocks);
 }

@@ -19,6 +19,9 @@ export const keys = {
   milestoneStatus: (ref: string) => ['milestone-status', ref] as const,
   milestoneCards: (ref: string) => ['milestone-cards', ref] as const,
   criteria: (ref: string) => ['criteria', ref] as const,
+  /** A card's history (getCardActivity) and discussion (listComments): the event stream invalidates these. */
+  cardActivity: (ref: string) => ['card-activity', ref] as const,
+  cardComments: (ref: string) => ['card-comments', ref] as const,
   moves: (ref: string) => ['moves', ref] as const,
   boardMoves: (slug: string) => ['board-moves', slug] as const,
   todos: (scope: string) => ['todos', scope] as const,

@@ -14,10 +14,12 @@ import { shortTitle, usePageTitle } from '../ui/page-title';
 import { SelectField } from '../ui/select-field';
 import { notify, notifyUndo } from '../ui/toast-queue';
 import { Criteria } from './card/criteria';
+import { Description } from './card/description';
+import { Timeline } from './card/timeline';
 
 const route = getRouteApi('/cards/$ref');
 
-type CardPatch = { title?: string; workflow_status?: Card['workflow_status']; due_on?: string | null; assignee_ids?: string[]; milestone?: string | null };
+type CardPatch = { title?: string; description?: string | null; workflow_status?: Card['workflow_status']; due_on?: string | null; assignee_ids?: string[]; milestone?: string | null };
 
 export function CardPage() {
   const { ref } = route.useParams();
@@ -43,6 +45,7 @@ export function CardPage() {
       void qc.invalidateQueries({ queryKey: ['cards'] });
       void qc.invalidateQueries({ queryKey: keys.moves(ref) });
       void qc.invalidateQueries({ queryKey: keys.milestones });
+      void qc.invalidateQueries({ queryKey: keys.cardActivity(ref) });
     },
   });
   const remove = useMutation({
@@ -160,7 +163,9 @@ export function CardPage() {
           </div>
         </dl>
       )}
+      <Description card={c} members={members.data} mayWrite={mayWrite} onSave={(description) => patch.mutateAsync({ description })} />
       <Criteria card={c} mayWrite={mayWrite} />
+      <Timeline card={c} mayWrite={mayWrite} />
       <div className="row spread card-foot">
         <p className="muted small">
           Created {formatDateTime(c.created_at)} · updated {formatDateTime(c.updated_at)}
