@@ -1,4 +1,5 @@
 import type { Ctx } from '../domain/context.js';
+import { deliveryCards, type PullRequestDelivery } from '../domain/github-deliveries.js';
 import { criteriaOfCard, type SubjectKey, type SubjectType } from '../domain/event-subjects.js';
 
 type Input = Record<string, unknown>;
@@ -67,6 +68,8 @@ export const eventDescriptions: Readonly<Record<string, EventDescription>> = {
   addCriterion: { makes: made('criterion') },
   updateCriterion: { touches: one('criterion', 'criterion_id') },
   deleteCriterion: { touches: one('criterion', 'criterion_id') },
+  // The cards a pull request names: each one moved is `card.moved`; a refused move records its own `card.move_refused`.
+  applyGithubPullRequest: { touches: (ctx, input) => deliveryCards(ctx, input as unknown as PullRequestDelivery) },
 
   // An existing criterion it mirrors takes its title.
   createTodo: { touches: (_ctx, input) => (input.criterion_id === undefined ? [] : [{ type: 'criterion', id: text(input, 'criterion_id') }]), makes: made('todo') },
