@@ -1,5 +1,6 @@
 import { UsageError, type CommandHandler } from '../src/slack/command-context.js';
 import { cardMovedView, cardView } from '../src/slack/views/cards.js';
+import { withCardLinks } from '../src/slack/views/card-links.js';
 import { listWords, parseWorkflowStatus, WORKFLOW_STATUSES, type WorkflowStatus } from '../src/vocabulary.js';
 
 const STATUS_WORDS = listWords(WORKFLOW_STATUSES);
@@ -30,6 +31,9 @@ export function parseCardCommand(text: string): CardCommand {
 
 export const cardCommand: CommandHandler = async (text, ctx) => {
   const cmd = parseCardCommand(text);
-  if (cmd.kind === 'show') return cardView(await ctx.call('getCard', { id: cmd.ref }));
+  if (cmd.kind === 'show') {
+    const card = await ctx.call('getCard', { id: cmd.ref });
+    return withCardLinks(cardView(card), (await ctx.call('listCardLinks', { id: card.id })).data);
+  }
   return cardMovedView(await ctx.call('moveCard', { id: cmd.ref, workflow_status: cmd.status }));
 };

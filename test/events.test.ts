@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventDescriptions } from '../src/operations/event-descriptions.js';
 import { operations } from '../src/operations/index.js';
 import { subscribeMilestoneOp, unsubscribeMilestoneOp } from '../src/operations/slack.js';
+import { applyGithubPullRequestOp } from '../src/operations/github.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let t: TestServer;
@@ -27,7 +28,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const writes = [...operations, subscribeMilestoneOp, unsubscribeMilestoneOp].filter((op) => !op.readOnly);
+const writes = [...operations, subscribeMilestoneOp, unsubscribeMilestoneOp, applyGithubPullRequestOp].filter((op) => !op.readOnly);
 
 describe('events are recorded by the write path', () => {
   it('describes every write of the operation table (a write with no description fails here)', () => {

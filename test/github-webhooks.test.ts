@@ -12,7 +12,9 @@ const SECRET = 'gh-test-secret';
 let t: TestServer;
 
 // GitHub's documented example payloads (npm @octokit/webhooks-examples), adapted with our refs.
-const prExamples = examples.find((e) => e.name === 'pull_request')!.examples as any[];
+// The package's types name its default export as the module (no esModuleInterop shape); its value is the list.
+const definitions = examples as unknown as { name: string; examples: any[] }[];
+const prExamples = definitions.find((e) => e.name === 'pull_request')!.examples;
 const exampleFor = (action: string) => structuredClone(prExamples.find((e) => e.action === action) ?? prExamples.find((e) => e.action === 'closed'));
 
 let prNumber = 100;

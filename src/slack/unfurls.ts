@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { AppError } from '../domain/errors.js';
 import { slackCaller, type SlackCaller } from './caller.js';
 import type { SlackDeps } from './deps.js';
+import { withCardLinks } from './views/card-links.js';
 import { cardUnfurl, milestoneUnfurl, snippetUnfurl, type Unfurl } from './views/unfurls.js';
 
 /** A web app page that unfurls: `/cards/{ref}`, `/snippets/{id or slug}`, `/milestones/{ref}`. */
@@ -42,8 +43,10 @@ export function appLinkOf(url: string, appUrl: string): AppLink | undefined {
 async function unfurlOne(caller: SlackCaller, url: string, target: AppLink): Promise<Unfurl | undefined> {
   try {
     switch (target.kind) {
-      case 'card':
-        return cardUnfurl(url, await caller.call('getCard', { id: target.key }));
+      case 'card': {
+        const card = await caller.call('getCard', { id: target.key });
+        return withCardLinks(cardUnfurl(url, card), (await caller.call('listCardLinks', { id: card.id })).data);
+      }
       case 'milestone':
         return milestoneUnfurl(url, await caller.call('getMilestoneStatus', { ref: target.key }));
       case 'snippet': {

@@ -14,6 +14,7 @@ import { shortTitle, usePageTitle } from '../ui/page-title';
 import { SelectField } from '../ui/select-field';
 import { notify, notifyUndo } from '../ui/toast-queue';
 import { Criteria } from './card/criteria';
+import { CardLinks } from './card/links';
 
 const route = getRouteApi('/cards/$ref');
 
@@ -161,6 +162,7 @@ export function CardPage() {
         </dl>
       )}
       <Criteria card={c} mayWrite={mayWrite} />
+      <CardLinks card={c} />
       <div className="row spread card-foot">
         <p className="muted small">
           Created {formatDateTime(c.created_at)} · updated {formatDateTime(c.updated_at)}
