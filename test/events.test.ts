@@ -67,7 +67,7 @@ describe('events are recorded by the write path', () => {
     expect(card.rows[0]).toMatchObject({ subject_type: 'card', subject_id: card.answer.id, subject_ref: card.answer.ref, changes: {}, face: 'api', actor_agent: false });
     expect(card.rows[0]!.data).toEqual(card.answer);
     const moved = await step('moveCard', ['card.moved'], () => ok('PATCH', `/v1/cards/${card.answer.ref}`, { workflow_status: 'in_progress', title: 'Ev card 2' }));
-    expect(moved.rows[0]!.changes).toEqual({ workflow_status: ['backlog', 'in_progress'], title: ['Ev card', 'Ev card 2'] });
+    expect(moved.rows[0]!.changes).toEqual({ workflow_status: ['backlog', 'in_progress'], title: ['Ev card', 'Ev card 2'], branch_name: [expect.stringMatching(/-ev-card$/), expect.stringMatching(/-ev-card-2$/)] });
     const criterion = await step('addCriterion', ['criterion.created'], () => ok('POST', `/v1/cards/${card.answer.ref}/criteria`, { title: 'two' }));
     expect(criterion.rows[0]!.subject_ref).toBe(card.answer.ref);
     const todo = await step('createTodo', ['todo.created', 'criterion.created'], () => ok('POST', '/v1/todos', { title: 'three', card_id: card.answer.ref }));

@@ -314,6 +314,7 @@ describe('replaying traffic against the document', () => {
     await ok('GET', '/v1/search?q=repl');
     await ok('GET', `/v1/cards/${card.ref}`);
     await ok('GET', `/v1/cards/${card.ref}/moves`);
+    await ok('GET', `/v1/cards/${card.ref}/links`);
     await ok('DELETE', `/v1/cards/${(await ok('POST', '/v1/cards', { board: 'replay', title: 'Started', workflow_status: 'in_review' })).id}`);
     await ok('PATCH', `/v1/cards/${card.ref}`, { workflow_status: 'in_progress', due_on: null });
     const criteria = await ok('GET', `/v1/cards/${card.ref}/criteria`);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { boardSchema } from '../domain/boards.js';
 import { cardMovesSchema } from '../domain/card-moves.js';
 import { cardSchema } from '../domain/cards.js';
+import { cardLinksSchema } from '../domain/github-links.js';
 import { criterionSchema } from '../domain/criteria.js';
 import { eventSchema } from '../domain/events.js';
 import { jobResultSchema } from '../domain/jobs.js';
@@ -41,6 +42,7 @@ const NAMES: [z.ZodType, string][] = [
   [boardSchema, 'Board'],
   [cardSchema, 'Card'],
   [cardMovesSchema, 'CardMoves'],
+  [cardLinksSchema, 'CardLinks'],
   [criterionSchema, 'Criterion'],
   [todoSchema, 'Todo'],
   [milestoneSchema, 'Milestone'],
