@@ -87,7 +87,10 @@ describe('events are recorded by the write path', () => {
     await step('updateMilestone', ['milestone.updated'], () => ok('PATCH', '/v1/milestones/EV1', { ref: 'EV2' }));
     await step('deleteMilestone', ['milestone.deleted'], () => ok('DELETE', '/v1/milestones/EV2'));
 
-    const described = Object.entries(eventDescriptions).filter(([, d]) => !('none' in d)).map(([name]) => name);
+    // applyGithubPullRequest runs from signed GitHub deliveries only: test/github-webhooks.test.ts checks its events.
+    const described = Object.entries(eventDescriptions)
+      .filter(([name, d]) => !('none' in d) && name !== 'applyGithubPullRequest')
+      .map(([name]) => name);
     expect([...seen.keys()].sort()).toEqual(described.sort());
   });
 

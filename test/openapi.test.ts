@@ -178,7 +178,7 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('describes each resource once, by name, and every answer refers to it', () => {
-    const names = ['Me', 'Organization', 'Member', 'ListedMember', 'Token', 'CreatedToken', 'Snippet', 'SnippetVersion', 'SnippetLink', 'Board', 'Card', 'CardMoves', 'Criterion', 'Todo', 'Milestone', 'JobResult', 'Session', 'SigninLink', 'SearchResult', 'Event', 'Webhook', 'CreatedWebhook', 'WebhookDelivery'];
+    const names = ['Me', 'Organization', 'Member', 'ListedMember', 'Token', 'CreatedToken', 'Snippet', 'SnippetVersion', 'SnippetLink', 'Board', 'Card', 'CardMoves', 'CardLinks', 'Criterion', 'Todo', 'Milestone', 'JobResult', 'Session', 'SigninLink', 'SearchResult', 'Event', 'Webhook', 'CreatedWebhook', 'WebhookDelivery'];
     expect(Object.keys(doc.components.schemas).sort()).toEqual([...names, 'Error', 'FieldError'].sort());
     const inline: string[] = [];
     for (const op of operations.filter((o) => o.output)) {
