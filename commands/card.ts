@@ -1,6 +1,7 @@
 import { UsageError, type CommandHandler } from '../src/slack/command-context.js';
 import { countCommentsOp } from '../src/operations/comments.js';
 import { cardMovedView, cardView } from '../src/slack/views/cards.js';
+import { withCardLinks } from '../src/slack/views/card-links.js';
 import { listWords, parseWorkflowStatus, WORKFLOW_STATUSES, type WorkflowStatus } from '../src/vocabulary.js';
 
 const STATUS_WORDS = listWords(WORKFLOW_STATUSES);
@@ -34,7 +35,7 @@ export const cardCommand: CommandHandler = async (text, ctx) => {
   if (cmd.kind === 'show') {
     const card = await ctx.call('getCard', { id: cmd.ref });
     const { count } = await ctx.call(countCommentsOp, { id: card.id });
-    return cardView(card, { comments: count });
+    return withCardLinks(cardView(card, { comments: count }), (await ctx.call('listCardLinks', { id: card.id })).data);
   }
   return cardMovedView(await ctx.call('moveCard', { id: cmd.ref, workflow_status: cmd.status }));
 };

@@ -27,6 +27,7 @@ import type { Runtime } from './operations/execute.js';
 import { operations } from './operations/index.js';
 import { slackConnectRoutes } from './slack/connect-routes.js';
 import { registerSlack, type SlackPluginOptions } from './slack/plugin.js';
+import { registerGithub } from './github/plugin.js';
 
 export interface AppDeps {
   config: Config;
@@ -105,6 +106,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addHook('preClose', async () => feed.close());
   await app.register(publicLinks, { db, publicBaseUrl: config.publicBaseUrl });
   await app.register(registerSlack, { config, runtime, log, openPool: deps.openPool });
+  await app.register(registerGithub, { config, runtime, log });
   await app.register(mcpHttpTransport, {
     operations,
     runtime,

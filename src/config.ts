@@ -49,6 +49,9 @@ const envSchema = z.object({
   SLACK_APP_TOKEN: optionalString,
   SLACK_ORG: z.preprocess(blankToUndefined, z.string().min(1).default('default')),
   SLACK_API_URL: urlString(['http:', 'https:']),
+  GITHUB_WEBHOOK_SECRET: optionalString,
+  GITHUB_ORG: z.preprocess(blankToUndefined, z.string().min(1).default('default')),
+  GITHUB_AGENT_LOGINS: optionalString,
   REMINDER_HOUR: z.preprocess(blankToUndefined, z.coerce.number().int().min(0).max(23).default(9)),
   DATABASE_STATEMENT_TIMEOUT_MS: millis(5_000),
   DATABASE_JOB_STATEMENT_TIMEOUT_MS: millis(60_000),
@@ -87,6 +90,14 @@ export interface Config {
     appToken: string | undefined;
     org: string;
     apiUrl: string | undefined;
+  };
+  /** GitHub's webhook deliveries (contract §12); without a secret `/github/webhooks` answers 404. */
+  github: {
+    webhookSecret: string | undefined;
+    /** Slug of the organization whose cards GitHub moves. */
+    org: string;
+    /** Logins (lower-case) whose merges are an agent's, besides `[bot]` accounts (`GITHUB_AGENT_LOGINS`). */
+    agentLogins: string[];
   };
   reminderHour: number;
   /** Bounds on waiting for Postgres (milliseconds); see `DbTimeouts`. PGlite ignores them. */
@@ -155,6 +166,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       appToken: e.SLACK_APP_TOKEN,
       org: e.SLACK_ORG,
       apiUrl: e.SLACK_API_URL,
+    },
+    github: {
+      webhookSecret: e.GITHUB_WEBHOOK_SECRET,
+      org: e.GITHUB_ORG,
+      agentLogins: (e.GITHUB_AGENT_LOGINS ?? '').split(',').map((l) => l.trim().toLowerCase()).filter((l) => l !== ''),
     },
     reminderHour: e.REMINDER_HOUR,
     database: {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventDescriptions } from '../src/operations/event-descriptions.js';
 import { operations } from '../src/operations/index.js';
 import { subscribeMilestoneOp, unsubscribeMilestoneOp } from '../src/operations/slack.js';
+import { applyGithubPullRequestOp } from '../src/operations/github.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let t: TestServer;
@@ -27,7 +28,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const writes = [...operations, subscribeMilestoneOp, unsubscribeMilestoneOp].filter((op) => !op.readOnly);
+const writes = [...operations, subscribeMilestoneOp, unsubscribeMilestoneOp, applyGithubPullRequestOp].filter((op) => !op.readOnly);
 
 describe('events are recorded by the write path', () => {
   it('describes every write of the operation table (a write with no description fails here)', () => {
@@ -66,7 +67,7 @@ describe('events are recorded by the write path', () => {
     expect(card.rows[0]).toMatchObject({ subject_type: 'card', subject_id: card.answer.id, subject_ref: card.answer.ref, changes: {}, face: 'api', actor_agent: false });
     expect(card.rows[0]!.data).toEqual(card.answer);
     const moved = await step('moveCard', ['card.moved'], () => ok('PATCH', `/v1/cards/${card.answer.ref}`, { workflow_status: 'in_progress', title: 'Ev card 2' }));
-    expect(moved.rows[0]!.changes).toEqual({ workflow_status: ['backlog', 'in_progress'], title: ['Ev card', 'Ev card 2'] });
+    expect(moved.rows[0]!.changes).toEqual({ workflow_status: ['backlog', 'in_progress'], title: ['Ev card', 'Ev card 2'], branch_name: [expect.stringMatching(/-ev-card$/), expect.stringMatching(/-ev-card-2$/)] });
     const criterion = await step('addCriterion', ['criterion.created'], () => ok('POST', `/v1/cards/${card.answer.ref}/criteria`, { title: 'two' }));
     expect(criterion.rows[0]!.subject_ref).toBe(card.answer.ref);
     const todo = await step('createTodo', ['todo.created', 'criterion.created'], () => ok('POST', '/v1/todos', { title: 'three', card_id: card.answer.ref }));
@@ -86,7 +87,10 @@ describe('events are recorded by the write path', () => {
     await step('updateMilestone', ['milestone.updated'], () => ok('PATCH', '/v1/milestones/EV1', { ref: 'EV2' }));
     await step('deleteMilestone', ['milestone.deleted'], () => ok('DELETE', '/v1/milestones/EV2'));
 
-    const described = Object.entries(eventDescriptions).filter(([, d]) => !('none' in d)).map(([name]) => name);
+    // applyGithubPullRequest runs from signed GitHub deliveries only: test/github-webhooks.test.ts checks its events.
+    const described = Object.entries(eventDescriptions)
+      .filter(([name, d]) => !('none' in d) && name !== 'applyGithubPullRequest')
+      .map(([name]) => name);
     expect([...seen.keys()].sort()).toEqual(described.sort());
   });
 

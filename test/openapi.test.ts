@@ -178,7 +178,7 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('describes each resource once, by name, and every answer refers to it', () => {
-    const names = ['Me', 'Organization', 'Member', 'ListedMember', 'Token', 'CreatedToken', 'Snippet', 'SnippetVersion', 'SnippetLink', 'Board', 'Card', 'CardMoves', 'Criterion', 'Comment', 'Todo', 'Milestone', 'JobResult', 'Session', 'SigninLink', 'SearchResult', 'Event', 'Webhook', 'CreatedWebhook', 'WebhookDelivery'];
+    const names = ['Me', 'Organization', 'Member', 'ListedMember', 'Token', 'CreatedToken', 'Snippet', 'SnippetVersion', 'SnippetLink', 'Board', 'Card', 'CardMoves', 'CardLinks', 'Criterion', 'Comment', 'Todo', 'Milestone', 'JobResult', 'Session', 'SigninLink', 'SearchResult', 'Event', 'Webhook', 'CreatedWebhook', 'WebhookDelivery'];
     expect(Object.keys(doc.components.schemas).sort()).toEqual([...names, 'Error', 'FieldError'].sort());
     const inline: string[] = [];
     for (const op of operations.filter((o) => o.output)) {
@@ -314,6 +314,7 @@ describe('replaying traffic against the document', () => {
     await ok('GET', '/v1/search?q=repl');
     await ok('GET', `/v1/cards/${card.ref}`);
     await ok('GET', `/v1/cards/${card.ref}/moves`);
+    await ok('GET', `/v1/cards/${card.ref}/links`);
     await ok('DELETE', `/v1/cards/${(await ok('POST', '/v1/cards', { board: 'replay', title: 'Started', workflow_status: 'in_review' })).id}`);
     await ok('PATCH', `/v1/cards/${card.ref}`, { workflow_status: 'in_progress', due_on: null });
     const criteria = await ok('GET', `/v1/cards/${card.ref}/criteria`);

@@ -64,6 +64,7 @@ const READS: [string, string][] = [
   ['listBoardMoves', '/v1/boards/alpha/moves'],
   ['listSessions', '/v1/sessions'],
   ['listCardMoves', '/v1/cards/crd_007/moves'],
+  ['listCardLinks', '/v1/cards/crd_007/links'],
   ['getMilestone', '/v1/milestones/M1'],
   ['listCards', '/v1/cards'],
   ['listCards', '/v1/cards?limit=6'],

@@ -7,5 +7,6 @@ import { reminders } from './reminders.js';
 import { slack } from './slack.js';
 import { snippets } from './snippets.js';
 import { writes } from './writes.js';
+import { github } from './github.js';
 
-export const scenarios: Scenario[] = [me, snippets, cards, writes, slack, reminders, channelThreads, cliStartup];
+export const scenarios: Scenario[] = [me, snippets, cards, writes, slack, reminders, channelThreads, cliStartup, github];

@@ -31,6 +31,7 @@ const NAMED: Record<string, readonly string[]> = {
   moveCard: ['cards', 'move'],
   deleteCard: ['cards', 'delete'],
   listCardMoves: ['cards', 'moves'],
+  listCardLinks: ['cards', 'links'],
   listBoardMoves: ['boards', 'moves'],
   listCriteria: ['criteria', 'list'],
   addCriterion: ['criteria', 'add'],

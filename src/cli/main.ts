@@ -9,6 +9,7 @@ import { loginCommand, logoutCommand, signinLinkCommand } from './login-commands
 import { loadManifest } from '../client/manifest-file.js';
 import { listEveryCommand } from './root-help.js';
 import { serveCommand, migrateCommand, restoreCheckCommand, workerCommand } from './server-commands.js';
+import { githubCommand } from './github-check.js';
 
 /** `--json` asks for errors as the envelope, commander's own usage errors included. */
 const jsonErrors = process.argv.slice(2).includes('--json');
@@ -93,6 +94,7 @@ program.addCommand(serveCommand().copyInheritedSettings(program));
 program.addCommand(workerCommand().copyInheritedSettings(program));
 program.addCommand(migrateCommand().copyInheritedSettings(program));
 program.addCommand(restoreCheckCommand().copyInheritedSettings(program));
+program.addCommand(githubCommand().copyInheritedSettings(program));
 
 program.addHelpText(
   'after',

@@ -28,6 +28,8 @@ export interface MembersTable {
   tz: string | null;
   /** Local hour of this member's reminders; null: REMINDER_HOUR. */
   reminder_hour: number | null;
+  /** The member's GitHub login (migration 0026), unique per organization whatever its case. */
+  github_login: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Generated<string>;
   updated_at: Generated<string>;
 }
@@ -221,6 +223,32 @@ export interface Database {
   comments: CommentsTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  github_deliveries: GithubDeliveriesTable;
+  github_links: GithubLinksTable;
+}
+
+/** Each `X-GitHub-Delivery` applied, recorded in the transaction of its effects (migration 0026). */
+export interface GithubDeliveriesTable {
+  delivery_id: string;
+  org_id: string;
+  event: string;
+  received_at: Generated<string>;
+}
+
+export type GithubLinkState = 'open' | 'draft' | 'merged' | 'closed';
+
+/** A pull request that names a card (migration 0026); `updated_at` is the pull request's own. */
+export interface GithubLinksTable {
+  org_id: string;
+  card_id: string;
+  repository: string;
+  number: number;
+  url: string;
+  title: string;
+  state: GithubLinkState;
+  author_login: string | null;
+  updated_at: string;
+  created_at: Generated<string>;
 }
 
 export interface SigninLinksTable {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { sql } from 'kysely';
 import { QueryTemplate } from '../db/query-template.js';
 import { WORKFLOW_STATUSES, type WorkflowStatus } from '../vocabulary.js';
+import { branchName } from './branch-name.js';
 import { boardKey, boardsByKey, findBoard } from './boards.js';
 import { ME, memberIdOf } from './card-assignees.js';
 import { cardJson, cardsJoined, cardsWithDetails } from './card-query.js';
@@ -29,6 +30,7 @@ export const cardSchema = z.object({
   due_on: z.string().nullable(),
   assignee_ids: z.array(z.string()),
   milestone: z.string().nullable().describe('The milestone ref, or null'),
+  branch_name: z.string().describe('A git branch name for the card: its ref lower-case and its title as a slug, at most 60 characters (eng-42-sign-up-form)'),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -84,6 +86,7 @@ export function presentCard(row: CardRow): Card {
     due_on: row.due_on,
     assignee_ids: row.assignee_ids,
     milestone: row.milestone_ref,
+    branch_name: branchName(formatCardRef(row.ref_prefix, row.number), row.title),
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),
   };

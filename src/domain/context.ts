@@ -35,6 +35,11 @@ export interface Principal {
   /** How it arrived (see `Face`); absent: `api`. Set per request by the face, never cached with the token. */
   face?: Face;
   /**
+   * Someone outside tack that no member is (a GitHub user no member's `github_login` names):
+   * the name events give the actor, whose `member_id` is then null. `memberId` is empty then.
+   */
+  externalName?: string;
+  /**
    * What the token or session is held to, and hands on to what it makes (contract §9);
    * absent for a Slack user, who holds no credential (the member's own role, no end).
    */

@@ -86,6 +86,7 @@ export function seqOf(id: string): string | undefined {
 
 /** The actor's name: from the principal's profile when read with it, else from the members table. */
 async function actorName(ctx: Ctx): Promise<string> {
+  if (ctx.principal.externalName !== undefined) return ctx.principal.externalName;
   if (ctx.principal.profile) return ctx.principal.profile.member.name;
   const row = await ctx.db.selectFrom('members').select('name').where('id', '=', ctx.principal.memberId).executeTakeFirst();
   return row?.name ?? '';
@@ -116,7 +117,7 @@ export async function insertEvents(ctx: Ctx, drafts: readonly EventDraft[], key?
       org_id: p.orgId,
       type: d.type,
       created_at: createdAt,
-      actor_member_id: p.memberId,
+      actor_member_id: p.externalName !== undefined ? null : p.memberId,
       actor_name: name,
       actor_agent: p.agent,
       face: p.face ?? 'api',

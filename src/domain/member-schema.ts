@@ -15,6 +15,7 @@ export const memberSchema = z.object({
   slack_user_id: z.string().nullable(),
   tz: z.string().nullable(),
   reminder_hour: z.number().int().nullable().describe('Local hour (0 to 23, in tz) of due-todo reminders; null: the server default, REMINDER_HOUR'),
+  github_login: z.string().nullable().describe('GitHub login: pull requests and merges by this GitHub user are shown as this member (contract §12)'),
   created_at: z.string(),
 });
 export type Member = z.infer<typeof memberSchema>;

@@ -22,6 +22,11 @@ export type ListedMember = z.infer<typeof listedMemberSchema>;
 
 const email = z.string().max(254).email('must be an e-mail address, such as ann@example.com');
 const reminderHour = z.number().int('must be a whole hour').min(0, 'must be an hour from 0 to 23').max(23, 'must be an hour from 0 to 23');
+// GitHub's rule for logins: letters, digits and single hyphens inside, at most 39 characters.
+export const githubLogin = z
+  .string()
+  .max(39, 'must be a GitHub login of at most 39 characters')
+  .regex(/^[A-Za-z0-9](?:-?[A-Za-z0-9])*$/, 'must be a GitHub login: letters, digits and single hyphens inside, such as octo-cat');
 const slackUserId = z.string().regex(/^[UW][A-Z0-9]{2,20}$/, 'must be a Slack user id such as U012AB3CD');
 
 export const createMemberInput = z.object({
@@ -31,6 +36,7 @@ export const createMemberInput = z.object({
   slack_user_id: slackUserId.optional(),
   tz: timeZone.optional(),
   reminder_hour: reminderHour.optional().describe('Local hour (0 to 23) of due-todo reminders; the server default, REMINDER_HOUR, when absent'),
+  github_login: githubLogin.optional().describe("The member's GitHub login; unique in the organization"),
 });
 
 export const updateMemberInput = z.object({
@@ -41,11 +47,12 @@ export const updateMemberInput = z.object({
   slack_user_id: slackUserId.nullable().optional(),
   tz: timeZone.nullable().optional(),
   reminder_hour: reminderHour.nullable().optional().describe('Local hour (0 to 23) of due-todo reminders; null: the server default, REMINDER_HOUR'),
+  github_login: githubLogin.nullable().optional().describe("The member's GitHub login, unique in the organization; null unlinks"),
 });
 
 export const listMembersInput = z.object(pageQuery);
 
-type MemberRow = Pick<MembersTable, 'id' | 'org_id' | 'name' | 'email' | 'role' | 'slack_user_id' | 'tz' | 'reminder_hour'> & { created_at: string };
+type MemberRow = Pick<MembersTable, 'id' | 'org_id' | 'name' | 'email' | 'role' | 'slack_user_id' | 'tz' | 'reminder_hour'> & { github_login: string | null; created_at: string };
 
 export function presentMember(row: MemberRow): Member {
   return {
@@ -57,11 +64,12 @@ export function presentMember(row: MemberRow): Member {
     slack_user_id: row.slack_user_id,
     tz: row.tz,
     reminder_hour: row.reminder_hour,
+    github_login: row.github_login,
     created_at: toIso(row.created_at),
   };
 }
 
-const memberColumns = ['id', 'org_id', 'name', 'email', 'role', 'slack_user_id', 'tz', 'reminder_hour', 'created_at'] as const;
+const memberColumns = ['id', 'org_id', 'name', 'email', 'role', 'slack_user_id', 'tz', 'reminder_hour', 'github_login', 'created_at'] as const;
 
 /**
  * Members newest first, each with the caller's `abilities` on them: judged by the checks the
@@ -100,6 +108,7 @@ function uniqueClash(err: unknown): AppError | undefined {
   const constraint = uniqueViolation(err);
   if (constraint === undefined) return undefined;
   if (constraint === 'members_org_slack') return new AppError('member_conflict', 409, 'Another member is already linked to that Slack user.');
+  if (constraint === 'members_org_github') return new AppError('member_conflict', 409, 'Another member already has that GitHub login.');
   return new AppError('member_conflict', 409, 'Another member already has that e-mail address.');
 }
 
@@ -123,6 +132,7 @@ export async function createMember(ctx: Ctx, input: z.infer<typeof createMemberI
         slack_user_id: input.slack_user_id ?? null,
         tz: input.tz ?? null,
         reminder_hour: input.reminder_hour ?? null,
+        github_login: input.github_login ?? null,
       })
       .returning(memberColumns)
       .executeTakeFirstOrThrow();
@@ -160,6 +170,7 @@ export async function updateMember(ctx: Ctx, input: z.infer<typeof updateMemberI
   if (input.slack_user_id !== undefined) patch.slack_user_id = input.slack_user_id;
   if (input.tz !== undefined) patch.tz = input.tz;
   if (input.reminder_hour !== undefined) patch.reminder_hour = input.reminder_hour;
+  if (input.github_login !== undefined) patch.github_login = input.github_login;
   if (Object.keys(patch).length === 0) return current;
   try {
     const row = await ctx.db

@@ -1,5 +1,6 @@
 import type { Ctx } from '../domain/context.js';
 import { commentsOfCard, criteriaOfCard, type SubjectKey, type SubjectType } from '../domain/event-subjects.js';
+import { deliveryCards, type PullRequestDelivery } from '../domain/github-deliveries.js';
 
 type Input = Record<string, unknown>;
 
@@ -77,6 +78,8 @@ export const eventDescriptions: Readonly<Record<string, EventDescription>> = {
   addComment: { makes: made('comment') },
   updateComment: { touches: one('comment', 'comment_id') },
   deleteComment: { touches: one('comment', 'comment_id') },
+  // The cards a pull request names: each one moved is `card.moved`; a refused move records its own `card.move_refused`.
+  applyGithubPullRequest: { touches: (ctx, input) => deliveryCards(ctx, input as unknown as PullRequestDelivery) },
 
   // An existing criterion it mirrors takes its title.
   createTodo: { touches: (_ctx, input) => (input.criterion_id === undefined ? [] : [{ type: 'criterion', id: text(input, 'criterion_id') }]), makes: made('todo') },

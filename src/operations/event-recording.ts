@@ -6,6 +6,7 @@ import type { KeyRecord } from '../domain/idempotency.js';
 import { RawJson } from '../db/raw-json.js';
 import { linkedTo, snapshot, type Snapshot, type SubjectKey } from '../domain/event-subjects.js';
 import { EVENT_TYPES, insertEvents, type EventDraft, type EventType } from '../domain/events.js';
+import { recordMoveRefusal } from '../domain/move-refusals.js';
 import { eventDescriptions, type ChangeDescription } from './event-descriptions.js';
 import type { Runtime } from './runtime.js';
 import type { OperationCore } from './operation.js';
@@ -133,10 +134,7 @@ export async function recordingRefusals<T>(
       await writeTransaction(rt, async (trx) => {
         const ctx = ctxOf(trx);
         const [key] = await described.touches!(ctx, input);
-        const card = key && (await snapshot(ctx, key));
-        if (!key || !card) return;
-        const refusal = { code: err.code, workflow_status: input.workflow_status ?? null };
-        await insertEvents(ctx, [{ type: 'card.move_refused', subject: { type: key.type, id: String(card.data.id) }, snapshot: card, changes: {}, data: { ...card.data, refusal } }]);
+        if (key) await recordMoveRefusal(ctx, key, err.code, input.workflow_status);
       });
     }
     throw err;

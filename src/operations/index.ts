@@ -11,6 +11,7 @@ import { sessionOperations } from './sessions.js';
 import { searchOperations } from './search.js';
 import { eventOperations } from './events.js';
 import { webhookOperations } from './webhooks.js';
+import { githubOperations } from './github.js';
 
 const table = [
   ...platformOperations,
@@ -25,6 +26,7 @@ const table = [
   ...searchOperations,
   ...eventOperations,
   ...webhookOperations,
+  ...githubOperations,
 ];
 
 /** The table of operations: every face (HTTP, MCP, CLI, OpenAPI) is generated from it. */

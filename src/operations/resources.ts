@@ -3,6 +3,7 @@ import { boardSchema } from '../domain/boards.js';
 import { cardMovesSchema } from '../domain/card-moves.js';
 import { cardSchema } from '../domain/cards.js';
 import { commentSchema } from '../domain/comments.js';
+import { cardLinksSchema } from '../domain/github-links.js';
 import { criterionSchema } from '../domain/criteria.js';
 import { eventSchema } from '../domain/events.js';
 import { jobResultSchema } from '../domain/jobs.js';
@@ -42,6 +43,7 @@ const NAMES: [z.ZodType, string][] = [
   [boardSchema, 'Board'],
   [cardSchema, 'Card'],
   [cardMovesSchema, 'CardMoves'],
+  [cardLinksSchema, 'CardLinks'],
   [criterionSchema, 'Criterion'],
   [commentSchema, 'Comment'],
   [todoSchema, 'Todo'],

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { AppError } from '../domain/errors.js';
 import { slackCaller, type SlackCaller } from './caller.js';
 import type { SlackDeps } from './deps.js';
+import { withCardLinks } from './views/card-links.js';
 import { cardUnfurl, milestoneUnfurl, snippetUnfurl, type Unfurl } from './views/unfurls.js';
 
 /** A web app page that unfurls: `/cards/{ref}`, `/snippets/{id or slug}`, `/milestones/{ref}`. */
@@ -71,7 +72,8 @@ export interface LinkShared {
 export async function cardUnfurlFor(caller: SlackCaller, url: string, key: string): Promise<Unfurl> {
   const card = await caller.call('getCard', { id: key });
   const moves = await caller.call('listCardMoves', { id: card.id });
-  return cardUnfurl(url, card, moves.data.filter((m) => m.allowed).map((m) => m.workflow_status));
+  const links = await caller.call('listCardLinks', { id: card.id });
+  return withCardLinks(cardUnfurl(url, card, moves.data.filter((m) => m.allowed).map((m) => m.workflow_status)), links.data);
 }
 
 /** At most this many links of one message are unfurled (Slack sends a few at a time anyway). */

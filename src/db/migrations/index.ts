@@ -22,6 +22,7 @@ import { search } from './0021-search.js';
 import { eventOrder } from './0022-event-order.js';
 import { channelSubscriptions } from './0025-channel-subscriptions.js';
 import { comments } from './0023-comments.js';
+import { github } from './0026-github.js';
 
 /** Every migration, in order. Later issues append theirs. */
-export const migrations: SqlMigration[] = [platform, snippets, work, slack, jobs, slackPauses, editing, webSessions, snippetSlugPrefix, slackHome, snippetJson, cardJson, cardBoardStatus, snippetType, credentialCeilings, slackLinks, restoreFences, events, webhooks, search, eventOrder, channelSubscriptions, comments];
+export const migrations: SqlMigration[] = [platform, snippets, work, slack, jobs, slackPauses, editing, webSessions, snippetSlugPrefix, slackHome, snippetJson, cardJson, cardBoardStatus, snippetType, credentialCeilings, slackLinks, restoreFences, events, webhooks, search, eventOrder, channelSubscriptions, comments, github];

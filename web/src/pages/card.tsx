@@ -16,6 +16,7 @@ import { notify, notifyUndo } from '../ui/toast-queue';
 import { Criteria } from './card/criteria';
 import { Description } from './card/description';
 import { Timeline } from './card/timeline';
+import { CardLinks } from './card/links';
 
 const route = getRouteApi('/cards/$ref');
 
@@ -166,6 +167,7 @@ export function CardPage() {
       <Description card={c} members={members.data} mayWrite={mayWrite} onSave={(description) => patch.mutateAsync({ description })} />
       <Criteria card={c} mayWrite={mayWrite} />
       <Timeline card={c} mayWrite={mayWrite} />
+      <CardLinks card={c} />
       <div className="row spread card-foot">
         <p className="muted small">
           Created {formatDateTime(c.created_at)} · updated {formatDateTime(c.updated_at)}

@@ -20,15 +20,17 @@ export function ProfilePage() {
   const qc = useQueryClient();
   const [name, setName] = useState('');
   const [tz, setTz] = useState(browserZone());
+  const [githubLogin, setGithubLogin] = useState('');
   useEffect(() => {
     if (!me.data) return;
     setName(me.data.member.name);
+    setGithubLogin(me.data.member.github_login ?? '');
     setTz(me.data.member.tz ?? browserZone());
   }, [me.data]);
   const options = useMemo(() => zones().map((z) => ({ id: z, label: z.replace(/_/g, ' ') })), []);
   const save = useMutation({
     meta: { inline: true },
-    mutationFn: () => ok(api.PATCH('/members/{id}', { params: { path: { id: me.data!.member.id } }, body: { name: name.trim(), tz } })),
+    mutationFn: () => ok(api.PATCH('/members/{id}', { params: { path: { id: me.data!.member.id } }, body: { name: name.trim(), tz, github_login: githubLogin.trim() || null } })),
     onSuccess: () => {
       void qc.invalidateQueries({ queryKey: keys.me });
       void qc.invalidateQueries({ queryKey: keys.members });
@@ -53,6 +55,13 @@ export function ProfilePage() {
           <input id="profile-name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} />
         </div>
         <SelectField label="Time zone" value={tz} options={options} onChange={setTz} />
+        <div className="field">
+          <label htmlFor="profile-github">GitHub login</label>
+          <input id="profile-github" value={githubLogin} onChange={(e) => setGithubLogin(e.target.value)} maxLength={39} autoComplete="off" spellCheck={false} aria-describedby="profile-github-help" />
+          <p id="profile-github-help" className="muted small">
+            Pull requests you open or merge on GitHub move cards as you.
+          </p>
+        </div>
         {m.tz === null && <p className="muted small">Not saved yet: this is your browser’s time zone. Todos and reminders use the saved one.</p>}
         <p className="small">
           <strong>Role:</strong> {m.role} · <strong>Organization:</strong> {me.data.org.name}
