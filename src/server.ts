@@ -17,7 +17,7 @@ import { createLogger } from './log.js';
 import { connectRedis } from './redis.js';
 import { jobRunner, type JobDeps } from '../jobs/index.js';
 import { JOBS_POOL_SIZE, startJobs, type JobsHandle, type StartJobsOptions } from './queue/index.js';
-import { startWebhookRunner, type WebhookOptions } from './queue/webhook-runner.js';
+import { startWebhookRunner, type WebhookOptions, type WebhookRunner } from './queue/webhook-runner.js';
 import { checkBotToken } from './slack/token-check.js';
 import { slackWebClient } from './slack/web-client.js';
 
@@ -73,7 +73,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   let notifications: ReturnType<typeof authNotifications> | undefined;
   let eventNotifications: { stop: () => Promise<void> } | undefined;
   let jobs: JobsHandle | undefined;
-  let webhooks: JobsHandle | undefined;
+  let webhooks: WebhookRunner | undefined;
   /** Everything below the HTTP app, in the order it must stop: on close, or when start-up fails. */
   const release = async () => {
     await jobs?.close();
@@ -116,7 +116,16 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       notifications = authNotifications(db.pool, built.authCache, log, options.listenTiming);
     }
     await built.feed.start();
-    eventNotifications = await listenForEvents(db, () => built.feed.poke(), log, options.listenTiming);
+    // New events: the streams' feed reads them, and webhook deliveries (once started, below) look for what they queued.
+    eventNotifications = await listenForEvents(
+      db,
+      () => {
+        built.feed.poke();
+        webhooks?.wake();
+      },
+      log,
+      options.listenTiming,
+    );
     // Fastify's own line is the one that says where the server listens (per address for 0.0.0.0).
     await built.app.listen({ port: config.port, host: config.host, listenTextResolver: (address) => `listening on ${address}` });
     const prune = setInterval(() => {

@@ -5,6 +5,8 @@ import { me } from './me.js';
 import { reminders } from './reminders.js';
 import { slack } from './slack.js';
 import { snippets } from './snippets.js';
+import { streams } from './streams.js';
+import { webhooks } from './webhooks.js';
 import { writes } from './writes.js';
 
-export const scenarios: Scenario[] = [me, snippets, cards, writes, slack, reminders, cliStartup];
+export const scenarios: Scenario[] = [me, snippets, cards, writes, slack, reminders, cliStartup, streams, webhooks];
