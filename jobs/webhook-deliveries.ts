@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { asyncCommit } from '../src/domain/webhook-outbox.js';
 import type { Db } from '../src/domain/context.js';
 import type { WebhookPolicy } from '../src/domain/webhook-addresses.js';
 import { recordWebhookDisabled, webhookPayloads } from '../src/domain/webhook-events.js';
@@ -75,6 +76,7 @@ async function attempt(deps: WebhookDeps, claim: ClaimedDelivery): Promise<Attem
 async function record(deps: WebhookDeps, claim: ClaimedDelivery, outcome: AttemptOutcome, started: Date): Promise<void> {
   const now = deps.clock();
   const result = await deps.db.transaction().execute(async (trx) => {
+    await asyncCommit(trx);
     const recorded = await recordAttempt(trx, claim, outcome, started, now);
     if (recorded.disabled) await recordWebhookDisabled(trx, claim.webhook_id, now);
     return recorded;

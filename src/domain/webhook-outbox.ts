@@ -76,6 +76,28 @@ export interface ClaimedDelivery {
  *                  for no key update of h skip locked)
  */
 export async function claimDueDeliveries(db: Kysely<Database>, now: Date, limit: number): Promise<ClaimedDelivery[]> {
+  if (db.isTransaction) {
+    await asyncCommit(db);
+    return claimIn(db, now, limit);
+  }
+  return db.transaction().execute(async (trx) => {
+    await asyncCommit(trx);
+    return claimIn(trx, now, limit);
+  });
+}
+
+/**
+ * Commits the rest of this transaction without waiting for its WAL to reach the disk. For the
+ * delivery job's own bookkeeping only (a claim, an attempt's outcome): a crash can lose the
+ * last few of those, which leaves an attempt `sending` until its lease ends and then sends it
+ * again, as delivery at least once allows. Two flushes per delivery were its whole cost (the
+ * bench measured 9 deliveries a second to one endpoint on a loaded machine).
+ */
+export async function asyncCommit(trx: Kysely<Database>): Promise<void> {
+  await sql`set local synchronous_commit = off`.execute(trx);
+}
+
+async function claimIn(db: Kysely<Database>, now: Date, limit: number): Promise<ClaimedDelivery[]> {
   const at = now.toISOString();
   const lease = new Date(now.getTime() + LEASE_MS).toISOString();
   const { rows } = await sql<ClaimedDelivery>`
