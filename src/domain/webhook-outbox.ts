@@ -105,7 +105,11 @@ async function claimIn(db: Kysely<Database>, now: Date, limit: number): Promise<
     set status = 'sending', lease_until = ${lease}::timestamptz, updated_at = ${at}::timestamptz
     from webhooks w
     where w.id = d.webhook_id
-      and d.status in ('pending', 'sending')
+      -- Checked again on the row as it is now: another worker may have claimed it since this
+      -- statement's snapshot (the endpoint's lock, taken after that worker committed, does not
+      -- make Postgres read the attempt again).
+      and d.next_attempt_at <= ${at}::timestamptz
+      and (d.status = 'pending' or (d.status = 'sending' and d.lease_until <= ${at}::timestamptz))
       and d.id in (
         select c.id from webhooks h
         cross join lateral (
