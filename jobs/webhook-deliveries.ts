@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { asyncCommit } from '../src/domain/webhook-outbox.js';
 import type { Db } from '../src/domain/context.js';
 import type { WebhookPolicy } from '../src/domain/webhook-addresses.js';
 import { recordWebhookDisabled, webhookPayloads } from '../src/domain/webhook-events.js';
@@ -33,18 +34,23 @@ export interface DeliveryRun {
  */
 export async function deliverWebhooks(deps: WebhookDeps): Promise<DeliveryRun> {
   const run: DeliveryRun = { succeeded: 0, failed: 0 };
-  const lane = async () => {
+  const lane = async (first?: ClaimedDelivery) => {
+    let claim = first;
     while (!deps.stopping?.()) {
-      const [claim] = await claimDueDeliveries(deps.db, deps.clock(), 1);
+      claim ??= (await claimDueDeliveries(deps.db, deps.clock(), 1))[0];
       if (!claim) return;
       const started = deps.clock();
       const outcome = await attempt(deps, claim);
       if (outcome.ok) run.succeeded++;
       else run.failed++;
       await record(deps, claim, outcome, started);
+      claim = undefined;
     }
   };
-  await Promise.all(Array.from({ length: deps.lanes ?? 8 }, lane));
+  // One claim first: a sweep that finds nothing due (most wake-ups) costs one statement, not one per lane.
+  const [first] = deps.stopping?.() ? [] : await claimDueDeliveries(deps.db, deps.clock(), 1);
+  if (!first) return run;
+  await Promise.all([lane(first), ...Array.from({ length: (deps.lanes ?? 8) - 1 }, () => lane())]);
   return run;
 }
 
@@ -70,6 +76,7 @@ async function attempt(deps: WebhookDeps, claim: ClaimedDelivery): Promise<Attem
 async function record(deps: WebhookDeps, claim: ClaimedDelivery, outcome: AttemptOutcome, started: Date): Promise<void> {
   const now = deps.clock();
   const result = await deps.db.transaction().execute(async (trx) => {
+    await asyncCommit(trx);
     const recorded = await recordAttempt(trx, claim, outcome, started, now);
     if (recorded.disabled) await recordWebhookDisabled(trx, claim.webhook_id, now);
     return recorded;

@@ -17,7 +17,7 @@ import { createLogger } from './log.js';
 import { connectRedis } from './redis.js';
 import { jobRunner, type JobDeps } from '../jobs/index.js';
 import { JOBS_POOL_SIZE, startJobs, type JobsHandle, type StartJobsOptions } from './queue/index.js';
-import { startWebhookRunner, type WebhookOptions } from './queue/webhook-runner.js';
+import { startWebhookRunner, type WebhookOptions, type WebhookRunner } from './queue/webhook-runner.js';
 import { startChannelPosts, type ChannelPostsHandle } from './queue/channel-posts-runner.js';
 import { checkBotToken } from './slack/token-check.js';
 import { slackWebClient } from './slack/web-client.js';
@@ -74,7 +74,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   let notifications: ReturnType<typeof authNotifications> | undefined;
   let eventNotifications: { stop: () => Promise<void> } | undefined;
   let jobs: JobsHandle | undefined;
-  let webhooks: JobsHandle | undefined;
+  let webhooks: WebhookRunner | undefined;
   let channelPosts: ChannelPostsHandle | undefined;
   /** Everything below the HTTP app, in the order it must stop: on close, or when start-up fails. */
   const release = async () => {
@@ -119,10 +119,12 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       notifications = authNotifications(db.pool, built.authCache, log, options.listenTiming);
     }
     await built.feed.start();
+    // New events: the streams' feed reads them; webhook deliveries and channel posts (once started, below) look for their work.
     eventNotifications = await listenForEvents(
       db,
       () => {
         built.feed.poke();
+        webhooks?.wake();
         channelPosts?.poke();
       },
       log,

@@ -4,7 +4,7 @@ import type { Config } from './config.js';
 import { connect, type DbHandle } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
 import { JOBS_POOL_SIZE, startJobs, type JobsHandle, type StartJobsOptions } from './queue/index.js';
-import { startWebhookRunner, type WebhookOptions } from './queue/webhook-runner.js';
+import { startWebhookRunner, type WebhookOptions, type WebhookRunner } from './queue/webhook-runner.js';
 import { startChannelPosts } from './queue/channel-posts-runner.js';
 import { listenForEvents } from './db/event-notifications.js';
 import { checkBotToken } from './slack/token-check.js';
@@ -14,6 +14,8 @@ export interface RunningWorker {
   db: DbHandle;
   log: Logger;
   jobs: JobsHandle;
+  /** Webhook deliveries (undefined with `work: false`). */
+  webhooks: WebhookRunner | undefined;
   /** Lets the run in progress finish, then closes Redis and the database. */
   close(): Promise<void>;
 }
@@ -31,12 +33,12 @@ export interface WorkerOptions extends Omit<StartJobsOptions, 'redisUrl'> {
 
 /**
  * `tack worker`: the BullMQ workers without the HTTP server, so a deployment runs API
- * processes and workers on different machines. It needs Redis (that is how runs reach it)
- * and a Slack bot token (that is what it sends with).
+ * processes and workers on different machines. It needs Redis (that is how runs reach it).
+ * It always delivers webhooks (woken by the events' NOTIFY, like `tack serve`); the Slack
+ * jobs (reminders, summaries) run only with a Slack bot token, which is what they send with.
  */
 export async function startWorker(config: Config, options: WorkerOptions = {}): Promise<RunningWorker> {
   if (!config.redisUrl) throw new WorkerConfigError('tack worker needs REDIS_URL (without Redis, `tack serve` runs the jobs itself)');
-  if (!config.slack.botToken) throw new WorkerConfigError('tack worker needs SLACK_BOT_TOKEN: reminders and summaries are Slack messages');
   const log = options.log ?? (await createLogger(config.logLevel));
   const db = await connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: JOBS_POOL_SIZE, timeouts: config.database.jobs });
   try {
@@ -47,17 +49,20 @@ export async function startWorker(config: Config, options: WorkerOptions = {}): 
     const { prefix, everyMs, work, schedule } = options;
     const jobs = await startJobs(deps, { redisUrl: config.redisUrl, prefix, everyMs, work, schedule });
     const webhooks = work === false ? undefined : await startWebhookRunner(config, deps, { prefix: options.webhooks?.prefix ?? prefix, ...options.webhooks });
-    // Board subscriptions' card threads, woken by the events NOTIFY of any process.
+    // Board subscriptions' card threads (with Slack only).
     const channelPosts = work === false || !deps.slack ? undefined : startChannelPosts({ ...deps, appUrl: config.appUrl });
-    const heard = channelPosts ? await listenForEvents(db, () => channelPosts.poke(), log) : undefined;
+    // Events committed by any process: their deliveries and thread posts go out now, not at the next poll.
+    const notifications = webhooks || channelPosts ? await listenForEvents(db, () => { webhooks?.wake(); channelPosts?.poke(); }, log) : undefined;
     let closing: Promise<void> | undefined;
     return {
       db,
       log,
       jobs,
+      webhooks,
       close() {
         closing ??= (async () => {
-          await Promise.all([jobs.close(), webhooks?.close(), channelPosts?.close(), heard?.stop()]);
+          await notifications?.stop();
+          await Promise.all([jobs.close(), webhooks?.close(), channelPosts?.close()]);
           await db.close();
         })();
         return closing;

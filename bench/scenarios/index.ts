@@ -6,7 +6,9 @@ import { me } from './me.js';
 import { reminders } from './reminders.js';
 import { slack } from './slack.js';
 import { snippets } from './snippets.js';
+import { streams } from './streams.js';
+import { webhooks } from './webhooks.js';
 import { writes } from './writes.js';
 import { github } from './github.js';
 
-export const scenarios: Scenario[] = [me, snippets, cards, writes, slack, reminders, channelThreads, cliStartup, github];
+export const scenarios: Scenario[] = [me, snippets, cards, writes, streams, webhooks, slack, reminders, channelThreads, cliStartup, github];

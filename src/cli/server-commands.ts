@@ -77,7 +77,7 @@ export function serveCommand(): Command {
 
 export function workerCommand(): Command {
   return new Command('worker')
-    .description('run the background jobs (due-todo reminders, milestone summaries) on BullMQ, without the API; needs REDIS_URL')
+    .description('run the background jobs (webhook deliveries; with SLACK_BOT_TOKEN, due-todo reminders and milestone summaries) on BullMQ, without the API; needs REDIS_URL')
     .action(async () => {
       const config = await loadConfigOrExit();
       const { startWorker, WorkerConfigError } = await import('../worker.js');
@@ -90,7 +90,8 @@ export function workerCommand(): Command {
       }
       const { logUnhandledRejections } = await import('./unhandled-rejections.js');
       logUnhandledRejections(worker.log);
-      process.stdout.write('tack: worker running (todo-reminders, milestone-summaries)\n');
+      const running = worker.jobs.mode === 'off' ? 'webhook-deliveries; Slack jobs off without SLACK_BOT_TOKEN' : 'webhook-deliveries, todo-reminders, milestone-summaries';
+      process.stdout.write(`tack: worker running (${running})\n`);
       const shutdown = () => {
         // Let the run in progress finish; a second signal, or 60 s, ends it at once.
         const force = setTimeout(() => process.exit(1), 60_000);

@@ -26,10 +26,22 @@ export interface EventStreamDeps {
   keepAliveMs?: number;
 }
 
+/**
+ * Frames already made, by row: the feed hands the same row objects to every open stream, so a
+ * row is presented and serialised once per process, not once per stream (a thousand streams
+ * made a thousand copies of each event's JSON).
+ */
+const frames = new WeakMap<EventRow, string>();
+
 /** One event as Server-Sent Events lines. */
 function frame(row: EventRow): string {
-  const event = presentEvent(row);
-  return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+  let text = frames.get(row);
+  if (text === undefined) {
+    const event = presentEvent(row);
+    text = `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+    frames.set(row, text);
+  }
+  return text;
 }
 
 /**
