@@ -28,6 +28,8 @@ export interface MembersTable {
   tz: string | null;
   /** Local hour of this member's reminders; null: REMINDER_HOUR. */
   reminder_hour: number | null;
+  /** Kinds of personal notifications turned on or off (migration 0024); a kind not named is on. */
+  notifications: ColumnType<Record<string, boolean>, string | undefined, string>;
   created_at: Generated<string>;
   updated_at: Generated<string>;
 }
@@ -67,6 +69,8 @@ export interface BoardsTable {
   ref_prefix: string;
   gated: Generated<boolean>;
   next_ref: Generated<number>;
+  /** Who made it (migration 0024); null for a board older than its event. */
+  created_by: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Generated<string>;
   updated_at: Generated<string>;
 }
@@ -199,6 +203,35 @@ export interface Database {
   events: EventsTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  event_consumers: EventConsumersTable;
+  notifications: NotificationsTable;
+}
+
+/** Where each consumer of the events stands (migration 0024); `cursor` is `feedCursor`'s text. */
+export interface EventConsumersTable {
+  name: string;
+  cursor: string;
+  updated_at: Generated<string>;
+}
+
+export type NotificationKind = 'assigned' | 'mentioned' | 'card_activity' | 'agent_requests';
+
+/** A member's personal notification (migration 0024). */
+export interface NotificationsTable {
+  id: string;
+  org_id: string;
+  member_id: string;
+  kind: NotificationKind;
+  event_id: string;
+  card_id: string | null;
+  card_ref: string | null;
+  card_title: Generated<string>;
+  actor_name: string;
+  detail: string;
+  created_at: string;
+  batch: string | null;
+  delivered_at: NullableTimestamp;
+  read_at: NullableTimestamp;
 }
 
 export interface SigninLinksTable {
@@ -253,7 +286,7 @@ export interface SlackSubscriptionsTable {
   updated_at: Generated<string>;
 }
 
-export type SlackPostKind = 'todo_reminder' | 'todo_digest' | 'milestone_summary';
+export type SlackPostKind = 'todo_reminder' | 'todo_digest' | 'milestone_summary' | 'notification_dm';
 export type SlackPostState = 'sending' | 'retry' | 'sent' | 'failed';
 
 /** A restore's fence: new claims until `until` are unsure, their history read from `history_since` (migration 0018). */

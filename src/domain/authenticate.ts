@@ -25,6 +25,7 @@ export const PROFILE_COLUMNS = [
   'members.slack_user_id',
   'members.tz',
   'members.reminder_hour',
+  'members.notifications',
   'members.created_at',
   'organizations.slug as org_slug',
   'organizations.name as org_name',
@@ -39,6 +40,7 @@ interface ProfileRow {
   slack_user_id: string | null;
   tz: string | null;
   reminder_hour: number | null;
+  notifications: unknown;
   created_at: string;
   org_slug: string;
   org_name: string;

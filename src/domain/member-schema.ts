@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ROLES } from '../vocabulary.js';
+import { notificationSettingsSchema } from './notification-kinds.js';
 
 /**
  * A member and its organization as every answer shows them. Apart from members.ts (the rules
@@ -15,6 +16,7 @@ export const memberSchema = z.object({
   slack_user_id: z.string().nullable(),
   tz: z.string().nullable(),
   reminder_hour: z.number().int().nullable().describe('Local hour (0 to 23, in tz) of due-todo reminders; null: the server default, REMINDER_HOUR'),
+  notifications: notificationSettingsSchema,
   created_at: z.string(),
 });
 export type Member = z.infer<typeof memberSchema>;

@@ -19,6 +19,7 @@ import { restoreFences } from './0018-restore-fences.js';
 import { events } from './0019-events.js';
 import { webhooks } from './0020-webhooks.js';
 import { search } from './0021-search.js';
+import { notifications } from './0024-notifications.js';
 
 /** Every migration, in order. Later issues append theirs. */
-export const migrations: SqlMigration[] = [platform, snippets, work, slack, jobs, slackPauses, editing, webSessions, snippetSlugPrefix, slackHome, snippetJson, cardJson, cardBoardStatus, snippetType, credentialCeilings, slackLinks, restoreFences, events, webhooks, search];
+export const migrations: SqlMigration[] = [platform, snippets, work, slack, jobs, slackPauses, editing, webSessions, snippetSlugPrefix, slackHome, snippetJson, cardJson, cardBoardStatus, snippetType, credentialCeilings, slackLinks, restoreFences, events, webhooks, search, notifications];
