@@ -11,6 +11,9 @@ export interface Marker {
   event_payload: Record<string, string>;
 }
 
+/** What a sweep posts for: a job, or the personal notifications (run beside the jobs, see notifier.ts). */
+export type SweepName = JobName | 'notifications';
+
 /** Why a sweep stopped posting, and when what it handed back is due again. */
 export interface Halt {
   failure: SlackFailure;
@@ -47,14 +50,14 @@ export class SlackSweep {
   private constructor(
     readonly deps: JobDeps,
     readonly slack: WebClient,
-    private readonly job: JobName,
+    private readonly job: SweepName,
   ) {}
 
   /**
    * A sweep, halted from the start while Slack's last Retry-After for the workspace (any
    * worker's, any job's) has not passed: it claims and posts nothing until then.
    */
-  static async start(deps: JobDeps, slack: WebClient, job: JobName): Promise<SlackSweep> {
+  static async start(deps: JobDeps, slack: WebClient, job: SweepName): Promise<SlackSweep> {
     const sweep = new SlackSweep(deps, slack, job);
     const now = deps.clock();
     const limit = await slackLimitedUntil(deps.db, now);

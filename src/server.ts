@@ -116,7 +116,15 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       notifications = authNotifications(db.pool, built.authCache, log, options.listenTiming);
     }
     await built.feed.start();
-    eventNotifications = await listenForEvents(db, () => built.feed.poke(), log, options.listenTiming);
+    eventNotifications = await listenForEvents(
+      db,
+      () => {
+        built.feed.poke();
+        jobs?.eventsCommitted?.();
+      },
+      log,
+      options.listenTiming,
+    );
     // Fastify's own line is the one that says where the server listens (per address for 0.0.0.0).
     await built.app.listen({ port: config.port, host: config.host, listenTextResolver: (address) => `listening on ${address}` });
     const prune = setInterval(() => {

@@ -3,6 +3,7 @@ import { createLogger } from './log.js';
 import type { Config } from './config.js';
 import { connect, type DbHandle } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
+import { listenForEvents } from './db/event-notifications.js';
 import { JOBS_POOL_SIZE, startJobs, type JobsHandle, type StartJobsOptions } from './queue/index.js';
 import { startWebhookRunner, type WebhookOptions } from './queue/webhook-runner.js';
 import { checkBotToken } from './slack/token-check.js';
@@ -45,6 +46,8 @@ export async function startWorker(config: Config, options: WorkerOptions = {}): 
     const { prefix, everyMs, work, schedule } = options;
     const jobs = await startJobs(deps, { redisUrl: config.redisUrl, prefix, everyMs, work, schedule });
     const webhooks = work === false ? undefined : await startWebhookRunner(config, deps, { prefix: options.webhooks?.prefix ?? prefix, ...options.webhooks });
+    // New events wake the notifier at once (its poll is the fallback).
+    const listening = work === false ? undefined : await listenForEvents(db, () => jobs.eventsCommitted?.(), log);
     let closing: Promise<void> | undefined;
     return {
       db,
@@ -53,6 +56,7 @@ export async function startWorker(config: Config, options: WorkerOptions = {}): 
       close() {
         closing ??= (async () => {
           await Promise.all([jobs.close(), webhooks?.close()]);
+          await listening?.stop();
           await db.close();
         })();
         return closing;

@@ -14,6 +14,14 @@ export interface FeedSubscriber {
   end(): void;
 }
 
+/**
+ * Where a reader that has read `row` stands, as opaque text: what `eventsAfter` reads after.
+ * Today an event's `seq`; the one place to change when readers key on more than `seq`.
+ */
+export function feedCursor(row: Pick<EventRow, 'seq'>): string {
+  return String(row.seq);
+}
+
 /** Events after `seq`, in order, at most `limit`: the feed's reads and a stream's catch-up. */
 export function eventsAfter(db: Kysely<Database>, seq: string, limit = EVENT_BATCH, where?: ExpressionOrFactory<Database, 'events', SqlBool>): Promise<EventRow[]> {
   let q = db.selectFrom('events').selectAll().where('seq', '>', sql<string>`cast(${seq} as bigint)`);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-export type IdPrefix = 'org' | 'mem' | 'tok' | 'snp' | 'brd' | 'crd' | 'crit' | 'todo' | 'ms' | 'sub' | 'ses' | 'sil' | 'slc' | 'wh' | 'whd';
+export type IdPrefix = 'org' | 'mem' | 'tok' | 'snp' | 'brd' | 'crd' | 'crit' | 'todo' | 'ms' | 'sub' | 'ses' | 'sil' | 'slc' | 'wh' | 'whd' | 'ntf';
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 

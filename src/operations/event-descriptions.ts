@@ -84,6 +84,7 @@ export const eventDescriptions: Readonly<Record<string, EventDescription>> = {
   deleteSession: { none: 'sessions record no event (contract §10)' },
   subscribeMilestone: { none: 'Slack subscriptions record no event (contract §10)' },
   unsubscribeMilestone: { none: 'Slack subscriptions record no event (contract §10)' },
+  markNotificationsRead: { none: "a member's own notifications being read changes nothing anyone else sees" },
   createWebhook: { none: 'webhooks record no event (contract §10)' },
   updateWebhook: { none: 'webhooks record no event (contract §10)' },
   deleteWebhook: { none: 'webhooks record no event (contract §10)' },

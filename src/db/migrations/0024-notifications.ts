@@ -52,6 +52,8 @@ export const notifications: SqlMigration = {
     `create index notifications_member on notifications (member_id, created_at desc, id desc)`,
     `create index notifications_pending on notifications (member_id, created_at) where delivered_at is null`,
     `create index notifications_unread on notifications (member_id) where read_at is null`,
+    // The notifications consumer starts after the events there are now: nobody is told of the past.
+    `insert into event_consumers (name, cursor) select 'notifications', coalesce(max(seq), 0)::text from events`,
     `alter table slack_posts drop constraint slack_posts_kind_check`,
     `alter table slack_posts add constraint slack_posts_kind_check check (kind in ('todo_reminder','todo_digest','milestone_summary','notification_dm'))`,
   ],
