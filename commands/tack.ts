@@ -8,6 +8,8 @@ import {
   boardUnsubscribedView,
   channelSubscriptionsView,
 } from '../src/slack/views/card-threads.js';
+import { isNotificationKind, NOTIFICATION_KINDS, type NotificationKind } from '../src/domain/notification-kinds.js';
+import { notifySettingsView } from '../src/slack/views/notifications.js';
 import { helpView, reminderHourView, signinLinkView } from '../src/slack/views/tack.js';
 
 export const TACK_USAGE = [
@@ -19,6 +21,7 @@ export const TACK_USAGE = [
   "`/tack subscribe <board slug>`: post the board's cards here, each card's changes in its thread",
   '`/tack unsubscribe <board slug>`: stop posting them here',
   '`/tack subscriptions`: the boards this channel follows',
+  '`/tack notify [assigned|mentioned|card_activity|agent_requests|all] [on|off]`: your notifications by DM',
 ].join('\n');
 
 export type TackCommand =
@@ -27,9 +30,27 @@ export type TackCommand =
   | { kind: 'connect' }
   | { kind: 'reminder-hour'; hour?: number | null }
   | { kind: 'subscribe' | 'unsubscribe'; board: string }
-  | { kind: 'subscriptions' };
+  | { kind: 'subscriptions' }
+  | { kind: 'notify'; set?: { kinds: readonly NotificationKind[]; on: boolean; name: string } };
 
 const BOARD_SLUG = /^\S{1,64}$/;
+
+/** `/tack notify [kind|all] on|off`; plain `/tack notify` lists the settings. */
+function parseNotify(arg: string | undefined, rest: string[]): TackCommand {
+  if (arg === undefined) return { kind: 'notify' };
+  const [kindText = '', onOff, ...extra] = onOffLast(arg, rest);
+  const name = kindText.toLowerCase();
+  const state = onOff?.toLowerCase();
+  if (extra.length > 0 || (state !== 'on' && state !== 'off')) throw new UsageError(TACK_USAGE, 'Say `/tack notify <kind> on` or `off`.');
+  if (name === 'all') return { kind: 'notify', set: { kinds: NOTIFICATION_KINDS, on: state === 'on', name } };
+  if (!isNotificationKind(name)) throw new UsageError(TACK_USAGE, `"${kindText}" is not a kind of notification: ${NOTIFICATION_KINDS.join(', ')} or all.`);
+  return { kind: 'notify', set: { kinds: [name], on: state === 'on', name } };
+}
+
+/** `/tack notify off` means every kind. */
+function onOffLast(arg: string, rest: string[]): string[] {
+  return rest.length === 0 && /^(on|off)$/i.test(arg) ? ['all', arg] : [arg, ...rest];
+}
 
 /** `/tack [help]`, `/tack login`, `/tack connect`, `/tack reminder-hour [hour|default]`. */
 export function parseTackCommand(text: string): TackCommand {
@@ -51,6 +72,7 @@ export function parseTackCommand(text: string): TackCommand {
     return { kind: action, board: arg };
   }
   if (action === 'subscriptions' && arg === undefined) return { kind: 'subscriptions' };
+  if (action === 'notify') return parseNotify(arg, rest);
   throw new UsageError(TACK_USAGE, ['login', 'connect', 'reminder-hour', 'subscribe', 'unsubscribe', 'subscriptions'].includes(action) ? undefined : `Unknown action "${verb}".`);
 }
 
@@ -88,6 +110,12 @@ export const tackCommand: CommandHandler = async (text, ctx) => {
       return boardUnsubscribedView(cmd.board);
     case 'subscriptions':
       return channelSubscriptionsView((await ctx.call(channelSubscriptionsOp, { channel_id: ctx.channelId })).subscriptions);
+    case 'notify': {
+      if (!cmd.set) return notifySettingsView((await ctx.call('getMe', {})).member.notifications);
+      const { kinds, on, name } = cmd.set;
+      const member = await ctx.call('updateMember', { id: ctx.member.id, notifications: Object.fromEntries(kinds.map((k) => [k, on])) });
+      return notifySettingsView(member.notifications, { kind: name, on });
+    }
   }
 };
 

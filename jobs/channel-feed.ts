@@ -1,5 +1,5 @@
 import type { Db } from '../src/domain/context.js';
-import { EVENT_BATCH, eventsAfter, lastCommitted } from '../src/domain/event-feed.js';
+import { EVENT_BATCH, eventsAfter, feedCursor, startCursor } from '../src/domain/event-feed.js';
 import { advanceCursor, consumerCursor } from '../src/domain/event-cursors.js';
 import type { EventRow } from '../src/domain/events.js';
 import { writeTransaction } from '../src/operations/write-transaction.js';
@@ -22,13 +22,13 @@ class CursorMoved extends Error {}
 export async function consumeEvents(deps: Pick<JobDeps, 'db' | 'clock'>, consumer: EventConsumer): Promise<number> {
   let read = 0;
   for (;;) {
-    const from = await consumerCursor(deps.db, consumer.name, () => lastCommitted(deps.db));
+    const from = await consumerCursor(deps.db, consumer.name, () => startCursor(deps.db));
     const rows = await eventsAfter(deps.db, from);
     if (rows.length === 0) return read;
-    const to = rows[rows.length - 1]!.seq;
+    const to = feedCursor(rows[rows.length - 1]!);
     try {
       await writeTransaction(deps, async (trx) => {
-        if (!(await advanceCursor(trx, consumer.name, from, String(to), deps.clock()))) throw new CursorMoved();
+        if (!(await advanceCursor(trx, consumer.name, from, to, deps.clock()))) throw new CursorMoved();
         await consumer.handle(trx, rows);
       });
       read += rows.length;

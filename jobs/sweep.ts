@@ -11,8 +11,8 @@ export interface Marker {
   event_payload: Record<string, string>;
 }
 
-/** Who sweeps: a scheduled job, or the poster of board subscriptions' card threads. */
-export type SweepName = JobName | 'channel-posts';
+/** Who sweeps: a scheduled job, the poster of board subscriptions' card threads, or the personal notifications (notifier.ts). */
+export type SweepName = JobName | 'channel-posts' | 'notifications';
 
 /** Why a sweep stopped posting, and when what it handed back is due again. */
 export interface Halt {

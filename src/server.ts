@@ -126,6 +126,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         built.feed.poke();
         webhooks?.wake();
         channelPosts?.poke();
+        jobs?.eventsCommitted?.();
       },
       log,
       options.listenTiming,

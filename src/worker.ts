@@ -3,10 +3,10 @@ import { createLogger } from './log.js';
 import type { Config } from './config.js';
 import { connect, type DbHandle } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
+import { listenForEvents } from './db/event-notifications.js';
 import { JOBS_POOL_SIZE, startJobs, type JobsHandle, type StartJobsOptions } from './queue/index.js';
 import { startWebhookRunner, type WebhookOptions, type WebhookRunner } from './queue/webhook-runner.js';
 import { startChannelPosts } from './queue/channel-posts-runner.js';
-import { listenForEvents } from './db/event-notifications.js';
 import { checkBotToken } from './slack/token-check.js';
 import { slackWebClient } from './slack/web-client.js';
 
@@ -51,8 +51,8 @@ export async function startWorker(config: Config, options: WorkerOptions = {}): 
     const webhooks = work === false ? undefined : await startWebhookRunner(config, deps, { prefix: options.webhooks?.prefix ?? prefix, ...options.webhooks });
     // Board subscriptions' card threads (with Slack only).
     const channelPosts = work === false || !deps.slack ? undefined : startChannelPosts({ ...deps, appUrl: config.appUrl });
-    // Events committed by any process: their deliveries and thread posts go out now, not at the next poll.
-    const notifications = webhooks || channelPosts ? await listenForEvents(db, () => { webhooks?.wake(); channelPosts?.poke(); }, log) : undefined;
+    // Events committed by any process: their deliveries, thread posts and notifications go out now, not at the next poll.
+    const notifications = webhooks || channelPosts || work !== false ? await listenForEvents(db, () => { webhooks?.wake(); channelPosts?.poke(); jobs.eventsCommitted?.(); }, log) : undefined;
     let closing: Promise<void> | undefined;
     return {
       db,

@@ -30,6 +30,8 @@ export interface MembersTable {
   reminder_hour: number | null;
   /** The member's GitHub login (migration 0026), unique per organization whatever its case. */
   github_login: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Kinds of personal notifications turned on or off (migration 0024); a kind not named is on. */
+  notifications: ColumnType<Record<string, boolean>, string | undefined, string>;
   created_at: Generated<string>;
   updated_at: Generated<string>;
 }
@@ -69,6 +71,8 @@ export interface BoardsTable {
   ref_prefix: string;
   gated: Generated<boolean>;
   next_ref: Generated<number>;
+  /** Who made it (migration 0024); null for a board older than its event. */
+  created_by: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Generated<string>;
   updated_at: Generated<string>;
 }
@@ -225,6 +229,8 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   github_deliveries: GithubDeliveriesTable;
   github_links: GithubLinksTable;
+  event_consumers: EventConsumersTable;
+  notifications: NotificationsTable;
 }
 
 /** Each `X-GitHub-Delivery` applied, recorded in the transaction of its effects (migration 0026). */
@@ -249,6 +255,33 @@ export interface GithubLinksTable {
   author_login: string | null;
   updated_at: string;
   created_at: Generated<string>;
+}
+
+/** Where each consumer of the events stands (migration 0024); `cursor` is `feedCursor`'s text. */
+export interface EventConsumersTable {
+  name: string;
+  cursor: string;
+  updated_at: Generated<string>;
+}
+
+export type NotificationKind = 'assigned' | 'mentioned' | 'card_activity' | 'agent_requests';
+
+/** A member's personal notification (migration 0024). */
+export interface NotificationsTable {
+  id: string;
+  org_id: string;
+  member_id: string;
+  kind: NotificationKind;
+  event_id: string;
+  card_id: string | null;
+  card_ref: string | null;
+  card_title: Generated<string>;
+  actor_name: string;
+  detail: string;
+  created_at: string;
+  batch: string | null;
+  delivered_at: NullableTimestamp;
+  read_at: NullableTimestamp;
 }
 
 export interface SigninLinksTable {
@@ -340,7 +373,7 @@ export interface SlackChannelPaceTable {
   next_at: string;
 }
 
-export type SlackPostKind = 'todo_reminder' | 'todo_digest' | 'milestone_summary' | 'card_parent' | 'card_event';
+export type SlackPostKind = 'todo_reminder' | 'todo_digest' | 'milestone_summary' | 'notification_dm' | 'card_parent' | 'card_event';
 export type SlackPostState = 'sending' | 'retry' | 'sent' | 'failed';
 
 /** A restore's fence: new claims until `until` are unsure, their history read from `history_since` (migration 0018). */

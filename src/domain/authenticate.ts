@@ -26,6 +26,7 @@ export const PROFILE_COLUMNS = [
   'members.tz',
   'members.reminder_hour',
   'members.github_login',
+  'members.notifications',
   'members.created_at',
   'organizations.slug as org_slug',
   'organizations.name as org_name',
@@ -41,6 +42,7 @@ interface ProfileRow {
   tz: string | null;
   reminder_hour: number | null;
   github_login: string | null;
+  notifications: unknown;
   created_at: string;
   org_slug: string;
   org_name: string;

@@ -158,6 +158,7 @@ export async function createBoard(ctx: Ctx, input: z.infer<typeof createBoardInp
         slug,
         ref_prefix: refPrefixValue,
         gated: input.gated,
+        created_by: ctx.principal.memberId,
       })
       .returning(boardColumns)
       .executeTakeFirstOrThrow();

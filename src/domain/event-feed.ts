@@ -178,3 +178,28 @@ export class EventFeed {
     this.#subscribers.clear();
   }
 }
+
+/**
+ * Where a reader that has read `row` stands, as opaque text (`<xid>:<seq>`): what a consumer
+ * of the events (notifications, channel posts) stores, and `eventsAfter` reads after.
+ */
+export function feedCursor(row: Pick<EventRow, 'xid' | 'seq'>): string {
+  return `${String(row.xid)}:${String(row.seq)}`;
+}
+
+/** The position a stored cursor names (a bare `seq`, as very first cursors were, counts as xid 0). */
+export function cursorPosition(cursor: string): EventPosition {
+  const [xid, seq] = cursor.split(':');
+  return seq === undefined ? { xid: '0', seq: xid ?? '0' } : { xid: xid ?? '0', seq };
+}
+
+/** Where a new consumer starts: live events from now on (`liveFrom`), as a cursor. */
+export async function startCursor(db: Kysely<Database>): Promise<string> {
+  const from = await liveFrom(db);
+  return `${from.xid}:${from.seq}`;
+}
+
+/** The events ready after `cursor`, in commit order, at most `limit` (`readyEvents`' rows). */
+export async function eventsAfter(db: Kysely<Database>, cursor: string, limit = EVENT_BATCH, where?: ExpressionOrFactory<Database, 'events', SqlBool>): Promise<EventRow[]> {
+  return (await readyEvents(db, cursorPosition(cursor), limit, where)).rows;
+}

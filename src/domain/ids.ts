@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-export type IdPrefix = 'org' | 'mem' | 'tok' | 'snp' | 'brd' | 'crd' | 'crit' | 'todo' | 'ms' | 'sub' | 'ses' | 'sil' | 'slc' | 'wh' | 'whd' | 'cmt';
+export type IdPrefix = 'org' | 'mem' | 'tok' | 'snp' | 'brd' | 'crd' | 'crit' | 'todo' | 'ms' | 'sub' | 'ses' | 'sil' | 'slc' | 'wh' | 'whd' | 'cmt' | 'ntf';
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ROLES } from '../vocabulary.js';
+import { notificationSettingsSchema } from './notification-kinds.js';
 
 /**
  * A member and its organization as every answer shows them. Apart from members.ts (the rules
@@ -16,6 +17,7 @@ export const memberSchema = z.object({
   tz: z.string().nullable(),
   reminder_hour: z.number().int().nullable().describe('Local hour (0 to 23, in tz) of due-todo reminders; null: the server default, REMINDER_HOUR'),
   github_login: z.string().nullable().describe('GitHub login: pull requests and merges by this GitHub user are shown as this member (contract §12)'),
+  notifications: notificationSettingsSchema,
   created_at: z.string(),
 });
 export type Member = z.infer<typeof memberSchema>;

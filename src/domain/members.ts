@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Kysely, Updateable } from 'kysely';
+import { sql, type Kysely, type Updateable } from 'kysely';
 import type { Database, MembersTable } from '../db/schema.js';
 import type { Ctx, Principal } from './context.js';
 import { uniqueViolation } from '../db/errors.js';
@@ -15,6 +15,7 @@ import { assertMayAddMember, assertRemoval, assertRoleChange, type RoleFacts } f
 import { toIso } from './time.js';
 import { ROLES } from '../vocabulary.js';
 import { memberSchema, type Member } from './member-schema.js';
+import { notificationSettings, notificationSettingsPatch } from './notification-kinds.js';
 
 /** A member as `listMembers` answers: with what the caller may do with them. */
 export const listedMemberSchema = memberSchema.extend({ abilities: memberAbilitiesSchema });
@@ -48,11 +49,12 @@ export const updateMemberInput = z.object({
   tz: timeZone.nullable().optional(),
   reminder_hour: reminderHour.nullable().optional().describe('Local hour (0 to 23) of due-todo reminders; null: the server default, REMINDER_HOUR'),
   github_login: githubLogin.nullable().optional().describe("The member's GitHub login, unique in the organization; null unlinks"),
+  notifications: notificationSettingsPatch.optional(),
 });
 
 export const listMembersInput = z.object(pageQuery);
 
-type MemberRow = Pick<MembersTable, 'id' | 'org_id' | 'name' | 'email' | 'role' | 'slack_user_id' | 'tz' | 'reminder_hour'> & { github_login: string | null; created_at: string };
+type MemberRow = Pick<MembersTable, 'id' | 'org_id' | 'name' | 'email' | 'role' | 'slack_user_id' | 'tz' | 'reminder_hour'> & { github_login: string | null; notifications: unknown; created_at: string };
 
 export function presentMember(row: MemberRow): Member {
   return {
@@ -65,11 +67,12 @@ export function presentMember(row: MemberRow): Member {
     tz: row.tz,
     reminder_hour: row.reminder_hour,
     github_login: row.github_login,
+    notifications: notificationSettings(row.notifications),
     created_at: toIso(row.created_at),
   };
 }
 
-const memberColumns = ['id', 'org_id', 'name', 'email', 'role', 'slack_user_id', 'tz', 'reminder_hour', 'github_login', 'created_at'] as const;
+const memberColumns = ['id', 'org_id', 'name', 'email', 'role', 'slack_user_id', 'tz', 'reminder_hour', 'github_login', 'notifications', 'created_at'] as const;
 
 /**
  * Members newest first, each with the caller's `abilities` on them: judged by the checks the
@@ -143,7 +146,7 @@ export async function createMember(ctx: Ctx, input: z.infer<typeof createMemberI
 }
 
 /**
- * A member may change their own name, e-mail, Slack link, time zone and reminder hour with
+ * A member may change their own name, e-mail, Slack link, time zone, reminder hour and notification settings with
  * `write`; anything about another member, and any role, needs `config:write` as owner or
  * admin, and the ladder: nobody changes a member above their own role or grants a role above
  * it (only an owner makes or unmakes an owner), and the last owner stays an owner. A change
@@ -171,11 +174,17 @@ export async function updateMember(ctx: Ctx, input: z.infer<typeof updateMemberI
   if (input.tz !== undefined) patch.tz = input.tz;
   if (input.reminder_hour !== undefined) patch.reminder_hour = input.reminder_hour;
   if (input.github_login !== undefined) patch.github_login = input.github_login;
-  if (Object.keys(patch).length === 0) return current;
+  // Only the kinds named change: the stored settings are merged with them (jsonb ||).
+  const notifications = input.notifications && Object.keys(input.notifications).length > 0 ? JSON.stringify(input.notifications) : undefined;
+  if (Object.keys(patch).length === 0 && notifications === undefined) return current;
   try {
     const row = await ctx.db
       .updateTable('members')
-      .set({ ...patch, updated_at: ctx.clock().toISOString() })
+      .set({
+        ...patch,
+        ...(notifications === undefined ? {} : { notifications: sql<string>`notifications || ${notifications}::jsonb` }),
+        updated_at: ctx.clock().toISOString(),
+      })
       .where('org_id', '=', ctx.principal.orgId)
       .where('id', '=', input.id)
       .returning(memberColumns)

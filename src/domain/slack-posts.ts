@@ -29,7 +29,7 @@ export interface Claim extends PostSubject {
 
 /**
  * What must still hold for a post to be claimed: a reminder's todo is open and still due on
- * that date (a changed due date is a new reminder); a day's digest's member still exists; a
+ * that date (a changed due date is a new reminder); a day's digest's (or a notification DM's) member still exists; a
  * summary's subscription still exists, is not paused, and has not had this period's summary; a
  * card thread's parent or reply (subject `<board subscription id>:<card id>`) has its board
  * subscription, not paused.
@@ -39,6 +39,7 @@ function subjectStillWants(kind: SlackPostKind) {
     case 'todo_reminder':
       return sql`join todos t on t.id = s.subject_id and t.due_on = s.period::date and not t.done`;
     case 'todo_digest':
+    case 'notification_dm':
       return sql`join members t on t.id = s.subject_id`;
     case 'milestone_summary':
       return sql`join slack_subscriptions t on t.id = s.subject_id and t.last_sent_period is distinct from s.period and t.paused_at is null`;

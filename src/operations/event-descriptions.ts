@@ -99,6 +99,7 @@ export const eventDescriptions: Readonly<Record<string, EventDescription>> = {
   unsubscribeMilestone: { none: 'Slack subscriptions record no event (contract §10)' },
   subscribeBoard: { none: 'Slack subscriptions record no event (contract §10)' },
   unsubscribeBoard: { none: 'Slack subscriptions record no event (contract §10)' },
+  markNotificationsRead: { none: "a member's own notifications being read changes nothing anyone else sees" },
   createWebhook: { none: 'webhooks record no event (contract §10)' },
   updateWebhook: { none: 'webhooks record no event (contract §10)' },
   deleteWebhook: { none: 'webhooks record no event (contract §10)' },

@@ -1,4 +1,5 @@
 import { JOBS, type JobDeps } from '../../jobs/index.js';
+import { startNotifier } from '../../jobs/notifier.js';
 import { startBullJobs } from './bullmq.js';
 import { startInProcessJobs } from './in-process.js';
 import type { JobsHandle, RunJob } from './jobs-handle.js';
@@ -15,6 +16,8 @@ export interface StartJobsOptions {
   /** With Redis: run workers (default true) and upsert the schedulers (default true). */
   work?: boolean;
   schedule?: boolean;
+  /** How often the notifier (event consumers, notification DMs) looks without being woken (default 5 s). */
+  notifyEveryMs?: number;
 }
 
 /** Connections of the jobs' own pool, in `tack serve` and `tack worker` alike: a sweep sends to a few members at a time (see todo-reminders). */
@@ -29,7 +32,7 @@ export const DEFAULT_EVERY_MS = 60_000;
  */
 export async function startJobs(deps: JobDeps, options: StartJobsOptions): Promise<JobsHandle> {
   if (!deps.slack) {
-    deps.log.info('Slack is not configured (SLACK_BOT_TOKEN): due-todo reminders and milestone summaries are off');
+    deps.log.info('Slack is not configured (SLACK_BOT_TOKEN): due-todo reminders, milestone summaries and notification DMs are off');
     return { mode: 'off', close: async () => {} };
   }
   // Closing stops a sweep in progress at its next member or subscription (what it claimed is
@@ -48,11 +51,14 @@ export async function startJobs(deps: JobDeps, options: StartJobsOptions): Promi
         log: deps.log,
       })
     : startInProcessJobs(run, { everyMs, log: deps.log });
+  // Personal notifications: woken by the events NOTIFY, wherever jobs are worked on.
+  const notifier = options.work === false ? undefined : startNotifier(jobDeps, options.notifyEveryMs);
   return {
     mode: handle.mode,
-    close() {
+    eventsCommitted: () => notifier?.poke(),
+    async close() {
       stopping = true;
-      return handle.close();
+      await Promise.all([handle.close(), notifier?.close()]);
     },
   };
 }

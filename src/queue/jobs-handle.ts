@@ -6,6 +6,8 @@ export type RunJob = (name: JobName) => Promise<JobResult>;
 /** Running jobs, however they are run. */
 export interface JobsHandle {
   mode: 'bullmq' | 'in-process' | 'off';
+  /** Events were committed (the events NOTIFY): wakes the notifier (personal notifications) at once. */
+  eventsCommitted?(): void;
   /** Stops scheduling; waits for a run in progress to finish. */
   close(): Promise<void>;
 }

@@ -13,6 +13,8 @@ import { classifySlackError, describeSlackFailure } from './slack-errors.js';
 import { errorReply } from './replies.js';
 import { openTodosThisWeek, type OpenTodos } from './todo-list.js';
 import { messageView } from './views/blocks.js';
+import { MOVE_TO_DONE_ACTION, NOTIFICATION_BLOCK_PREFIX, requestAnsweredBlocks } from './views/notifications.js';
+import { markNotificationsReadOp } from '../operations/notifications.js';
 import { CARD_BLOCK_PREFIX, CARD_MOVE_ACTION, cardMovedView, cardView, isWorkflowStatus } from './views/cards.js';
 import {
   isTodoBlock,
@@ -202,6 +204,40 @@ export async function runCardMove(deps: SlackDeps, body: BlockAction, action: St
   }
 }
 
+/**
+ * An agent's refused request's **Move to done**: moves the card to done as the clicking human
+ * through moveCard (so the gate, the role and the scope are judged for them: a viewer, or a
+ * Slack user linked to no member, is refused), marks the notification read, and puts the
+ * outcome in place of the button. A refusal is told to the clicker alone, the button kept.
+ */
+export async function runMoveToDone(deps: SlackDeps, body: BlockAction, action: ButtonAction, client: WebClient, log: Logger): Promise<SlackReply | undefined> {
+  const [cardId = '', notificationId] = (action.value ?? '').split(' ');
+  try {
+    const caller = await slackCaller(deps, client, body.user.id, log);
+    if (!caller) return aside(messageView(howToLinkMessage(body.user.id)));
+    let outcome: string;
+    try {
+      const moved = await caller.call('moveCard', { id: cardId, workflow_status: 'done' });
+      outcome = `✓ ${caller.member.name} moved ${moved.ref} to done.`;
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      return aside(messageView(`Not moved: ${err.userMessage}`));
+    }
+    if (notificationId) await caller.call(markNotificationsReadOp, { ids: [notificationId] }).catch(() => undefined);
+    const blocks = messageBlocks(body);
+    const channel = body.channel?.id ?? (body.container.channel_id as string | undefined);
+    const ts = body.message?.ts ?? (body.container.message_ts as string | undefined);
+    if (blocks && channel && ts) {
+      const next = blocks.flatMap((b) => (blockId(b) === `${NOTIFICATION_BLOCK_PREFIX}${notificationId}` ? requestAnsweredBlocks(b, outcome) : [b]));
+      await client.chat.update({ channel, ts, text: (body.message?.text as string | undefined) ?? outcome, blocks: next });
+      return undefined;
+    }
+    return aside(messageView(outcome));
+  } catch (err) {
+    return aside(errorReply(err, log));
+  }
+}
+
 /** The buttons and selects of tack's messages and Home tab. */
 export function registerActions(app: App, deps: SlackDeps): void {
   const todoButton = (actionId: string, change: (now: Date) => TodoChange) =>
@@ -219,6 +255,15 @@ export function registerActions(app: App, deps: SlackDeps): void {
     await ack();
     const log = deps.log.child({ slack_action: CARD_MOVE_ACTION, slack_user: body.user.id });
     await deliver(body, await runCardMove(deps, body, action, client, log), respond, client);
+  });
+  app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: MOVE_TO_DONE_ACTION }, async ({ ack, body, action, respond, client }) => {
+    await ack();
+    const log = deps.log.child({ slack_action: MOVE_TO_DONE_ACTION, slack_user: body.user.id });
+    const reply = await runMoveToDone(deps, body, action, client, log);
+    if (!reply) return;
+    const channel = body.channel?.id ?? (body.container.channel_id as string | undefined);
+    if (body.response_url) await respond(reply);
+    else if (channel) await client.chat.postEphemeral({ channel, user: body.user.id, text: reply.text });
   });
   // The sign-in and connect links' buttons open their URL in the browser; Slack still sends the click.
   app.action({ type: 'block_actions', action_id: 'signin_open' }, async ({ ack }) => ack());

@@ -13,7 +13,7 @@ export const SLACK_EVENTS = ['app_home_opened', 'link_shared'] as const;
 export function registerEvents(app: App, deps: SlackDeps): void {
   app.event('app_home_opened', async ({ event, client }) => {
     if (event.tab !== 'home') return;
-    await publishHome(deps, client, event.user, deps.log.child({ slack_event: 'app_home_opened', slack_user: event.user }));
+    await publishHome(deps, client, event.user, deps.log.child({ slack_event: 'app_home_opened', slack_user: event.user }), undefined, true);
   });
   app.event('link_shared', async ({ event, client }) => {
     await unfurlLinks(deps, client, event as LinkShared, deps.log.child({ slack_event: 'link_shared', slack_user: event.user }));

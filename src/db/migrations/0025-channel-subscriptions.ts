@@ -49,6 +49,6 @@ export const channelSubscriptions: SqlMigration = {
       next_at timestamptz not null
     )`,
     `alter table slack_posts drop constraint slack_posts_kind_check`,
-    `alter table slack_posts add constraint slack_posts_kind_check check (kind in ('todo_reminder','todo_digest','milestone_summary','card_parent','card_event'))`,
+    `alter table slack_posts add constraint slack_posts_kind_check check (kind in ('todo_reminder','todo_digest','milestone_summary','notification_dm','card_parent','card_event'))`,
   ],
 };

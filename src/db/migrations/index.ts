@@ -23,6 +23,7 @@ import { eventOrder } from './0022-event-order.js';
 import { channelSubscriptions } from './0025-channel-subscriptions.js';
 import { comments } from './0023-comments.js';
 import { github } from './0026-github.js';
+import { notifications } from './0024-notifications.js';
 
 /** Every migration, in order. Later issues append theirs. */
-export const migrations: SqlMigration[] = [platform, snippets, work, slack, jobs, slackPauses, editing, webSessions, snippetSlugPrefix, slackHome, snippetJson, cardJson, cardBoardStatus, snippetType, credentialCeilings, slackLinks, restoreFences, events, webhooks, search, eventOrder, channelSubscriptions, comments, github];
+export const migrations: SqlMigration[] = [platform, snippets, work, slack, jobs, slackPauses, editing, webSessions, snippetSlugPrefix, slackHome, snippetJson, cardJson, cardBoardStatus, snippetType, credentialCeilings, slackLinks, restoreFences, events, webhooks, search, eventOrder, comments, notifications, channelSubscriptions, github];

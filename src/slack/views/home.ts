@@ -4,6 +4,8 @@ import { statusLabel, type CardView } from './cards.js';
 import { bold, context, escapeText, header, inlineCode, MAX_VIEW_BLOCKS, moreLine, ratio, section } from './blocks.js';
 import type { MilestoneView } from './milestones.js';
 import { todoBlocks, type TodoView } from './todos.js';
+import { homeNotificationBlocks } from './notifications.js';
+import type { NotificationList } from '../../domain/notification-inbox.js';
 
 /** What the Home tab lists of each kind at most: with headings and dividers, under 100 blocks. */
 export const HOME_MAX_TODOS = 25;
@@ -17,6 +19,8 @@ export interface HomeData {
   cards: CardView[];
   cardsTruncated: boolean;
   milestones: MilestoneView[];
+  /** The unread count and the latest notifications (absent: none to show). */
+  notifications?: NotificationList;
 }
 
 function list<T>(items: T[], truncated: boolean, max: number, render: (item: T) => types.KnownBlock[], empty: string): types.KnownBlock[] {
@@ -46,6 +50,7 @@ function milestoneLine(m: MilestoneView): types.KnownBlock {
 export function homeView(data: HomeData): types.HomeView {
   const blocks: types.KnownBlock[] = [
     header('My work'),
+    ...(data.notifications ? [...homeNotificationBlocks(data.notifications.unread, data.notifications.notifications), { type: 'divider' } as types.KnownBlock] : []),
     section('*Todos due this week*'),
     ...list(data.todos, data.todosTruncated, HOME_MAX_TODOS, (t) => todoBlocks(t), 'Nothing open is due this week. :tada:'),
     { type: 'divider' },

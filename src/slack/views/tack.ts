@@ -17,6 +17,7 @@ export const HELP_LINES: readonly (readonly [string, string])[] = [
   ['/tack login', 'a one-time sign-in link to the web app'],
   ['/tack connect', 'link this Slack account to your tack member: a one-time link you confirm in the web app, signed in'],
   ['/tack reminder-hour 8', 'get your due-todo reminders at 08:00 your time (`default` for the server’s hour)'],
+  ['/tack notify card_activity off', 'your notifications by DM: list them (no kind), or turn a kind (or all) on or off'],
 ];
 
 export function helpView(): SlackReply {
