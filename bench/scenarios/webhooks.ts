@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { connect } from '../../src/db/connect.js';
 import { webhookPayloads } from '../../src/domain/webhook-events.js';
-import { queueWebhookDeliveries } from '../../src/domain/webhook-outbox.js';
+import { queueDeliveriesOfWritten } from '../../src/domain/webhook-outbox.js';
 import { webhookSignature } from '../../src/domain/webhook-signature.js';
 import type { BenchContext, Scenario } from '../scenario.js';
 import { BenchReceiver, type PathLog } from '../webhook-receiver.js';
@@ -105,7 +105,7 @@ function check(log: PathLog, expected: string[]): { missing: number; twice: numb
  * 1. `EVENTS` card.created events (one written through /v1, copied in SQL) before any webhook
  *    exists; then one webhook (`card.`) to a local receiver answering 200, and the events'
  *    deliveries queued in one transaction with the statement the write path uses
- *    (`queueWebhookDeliveries`) and the events' NOTIFY, as if they had all just been written: the time from that commit until the receiver has all of
+ *    (`queueDeliveriesOfWritten`, over the events as `written`) and the events' NOTIFY, as if they had all just been written: the time from that commit until the receiver has all of
  *    them, every one once, in order. Baseline, same run: a bare loop POSTing the same bodies,
  *    signed, one at a time to the same receiver (a new connection each, as tack connects; and
  *    over one kept-alive connection).
@@ -159,7 +159,7 @@ export const webhooks: Scenario = {
       const log = receiver.log('/hook');
       const queued = performance.now();
       await db.db.transaction().execute(async (trx) => {
-        await queueWebhookDeliveries(trx, seqs);
+        await sql`with written as (select seq, org_id, type, audience, created_at from events where seq = any(${sql.val(seqs.map(String))}::bigint[])), queued as (${queueDeliveriesOfWritten}) select 1`.execute(trx);
         await sql`select pg_notify('tack_events', ${seqs[seqs.length - 1]!})`.execute(trx);
       });
       const complete = await until(() => new Set(log.ids).size >= ids.length, () => log.ids.length, 30_000);
