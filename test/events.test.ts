@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventDescriptions } from '../src/operations/event-descriptions.js';
 import { operations } from '../src/operations/index.js';
-import { subscribeMilestoneOp, unsubscribeMilestoneOp } from '../src/operations/slack.js';
+import { subscribeBoardOp, subscribeMilestoneOp, unsubscribeBoardOp, unsubscribeMilestoneOp } from '../src/operations/slack.js';
+import { markNotificationsReadOp } from '../src/operations/notifications.js';
 import { applyGithubPullRequestOp } from '../src/operations/github.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -28,7 +29,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const writes = [...operations, subscribeMilestoneOp, unsubscribeMilestoneOp, applyGithubPullRequestOp].filter((op) => !op.readOnly);
+const writes = [...operations, subscribeMilestoneOp, unsubscribeMilestoneOp, subscribeBoardOp, unsubscribeBoardOp, markNotificationsReadOp, applyGithubPullRequestOp].filter((op) => !op.readOnly);
 
 describe('events are recorded by the write path', () => {
   it('describes every write of the operation table (a write with no description fails here)', () => {
@@ -79,6 +80,9 @@ describe('events are recorded by the write path', () => {
     );
     await step('deleteCriterion', ['criterion.deleted'], () => ok('DELETE', `/v1/cards/${card.answer.ref}/criteria/${criterion.answer.id}`));
     await step('deleteTodo', ['todo.deleted', 'criterion.updated'], () => ok('DELETE', `/v1/todos/${todo.answer.id}`));
+    const comment = await step('addComment', ['comment.created'], () => ok('POST', `/v1/cards/${card.answer.ref}/comments`, { body: 'Ev comment' }));
+    await step('updateComment', ['comment.updated'], () => ok('PATCH', `/v1/cards/${card.answer.ref}/comments/${comment.answer.id}`, { body: 'Ev comment 2' }));
+    await step('deleteComment', ['comment.deleted'], () => ok('DELETE', `/v1/cards/${card.answer.ref}/comments/${comment.answer.id}`));
     const deleted = await step('deleteCard', ['card.deleted', 'criterion.deleted', 'criterion.deleted'], () => ok('DELETE', `/v1/cards/${card.answer.id}`));
     expect(deleted.rows[0]).toMatchObject({ changes: {}, data: null, subject_ref: card.answer.ref });
     await step('deleteBoard', ['board.deleted'], () => ok('DELETE', `/v1/boards/${board.answer.id}`));

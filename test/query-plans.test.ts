@@ -177,6 +177,8 @@ function readRequests(first: (path: string) => Promise<{ next_cursor?: string; d
       ['listEvents', '/v1/events?actor=mem_p5&agent=false'],
       ['listEvents', '/v1/events?since=2026-01-01T00:00:00Z'],
       ['getCardActivity', `/v1/cards/${card.ref}/activity`],
+      ['listComments', `/v1/cards/${card.ref}/comments`],
+      ['listCardLinks', `/v1/cards/${card.ref}/links`],
       ['listWebhooks', '/v1/webhooks'],
       ['listWebhooks', await next('/v1/webhooks?limit=2')],
       ['getWebhook', '/v1/webhooks/wh_p5'],

@@ -106,6 +106,8 @@ describe('web app in Chromium', { timeout: 90_000 }, () => {
 
   it('shows the gate on a gated board only, and rolls a refused move back with the API message', async () => {
     const { context, page } = await signedInContext(fx.browser, fx.server.api);
+    // A page whose live stream is not connected (yet, or lost): it learns only from the API's answer.
+    await context.route('**/v1/events/stream**', (route) => route.abort());
     await page.goto(`${fx.server.url}/boards/eng`);
     await page.getByTestId('done-gate').waitFor();
     expect(await page.getByTestId('done-gate').getAttribute('title')).toMatch(/needs a human/);

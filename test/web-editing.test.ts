@@ -245,6 +245,8 @@ describe('accessibility in the states these edits open', { timeout: 120_000 }, (
 describe('a refused move', { timeout: 120_000 }, () => {
   it('is announced as refused after tack answers, never as moved', async () => {
     const { context, page } = await signedInContext(fx.browser, fx.server.api);
+    // A page whose live stream is not connected (yet, or lost): it learns only from the API's answer.
+    await context.route('**/v1/events/stream**', (route) => route.abort());
     const created = (await fx.server.api('POST', '/v1/cards', { body: { board: 'design', title: 'Gone before the drop' } })).body;
     await page.goto(`${fx.server.url}/boards/design`);
     const handle = page.locator(`button[data-card="${created.ref}"]`);

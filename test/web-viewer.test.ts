@@ -43,7 +43,9 @@ describe('a viewer', { timeout: 120_000 }, () => {
     await page.getByRole('heading', { level: 1, name: /Sign-up form validates/ }).waitFor();
     await page.getByRole('heading', { name: /^Criteria/ }).waitFor();
     await page.waitForLoadState('networkidle');
-    expect(await editableControls(page)).toEqual([]);
+    // The branch name is read-only text with a copy button: copying changes nothing.
+    expect((await editableControls(page)).filter((c) => c !== 'input card-branch-name' && c !== 'button Copy branch name')).toEqual([]);
+    expect(await page.locator('#card-branch-name').getAttribute('readonly')).not.toBeNull();
     expect(await page.getByTestId('card-facts').innerText()).toContain('In progress');
     expect(await page.locator('ul.criteria li').count()).toBe(3);
 

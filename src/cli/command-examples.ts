@@ -56,6 +56,7 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'comments delete': ['tack comments delete ENG-42 cmt_123'],
   'cards comment': ['tack cards comment ENG-42 "Merged; @Ada, over to you"', 'tack cards comment ENG-42 - < notes.md'],
   'cards comments': ['tack cards comments ENG-42'],
+  'cards links': ['tack cards links ENG-42', 'tack cards links ENG-42 --json'],
   'todos list': ['tack todos list --due today', 'tack todos list --done false --scope personal'],
   'todos add': ['tack todos add "Review ENG-42, then merge" --due-on tomorrow --priority high'],
   'todos done': ['tack todos done todo_123'],

@@ -34,7 +34,9 @@ export const commentBody = markdownText(10_000).describe(
 export const listCommentsInput = z.object({ id: cardKey, ...pageQuery });
 export const addCommentInput = z.object({ id: cardKey, body: commentBody });
 export const commentKeyInput = z.object({ id: cardKey, comment_id: id('cmt') });
-export const updateCommentInput = commentKeyInput.extend({ body: commentBody });
+// `body` is the one field a PATCH changes: optional in the shape, so an empty PATCH gets the
+// same 422 `empty` as every resource's (contract §7), which is checked before `run`.
+export const updateCommentInput = commentKeyInput.extend({ body: commentBody.optional() });
 
 interface CommentRow {
   id: string;
@@ -154,6 +156,7 @@ export async function updateComment(ctx: Ctx, input: z.infer<typeof updateCommen
   const { mine } = await lockComment(ctx, input);
   if (!mine) throw notCommentAuthor('edit');
   const orgId = ctx.principal.orgId;
+  if (input.body === undefined) return getComment(ctx.db, orgId, input.comment_id);
   const body = await storeMentions(ctx.db, orgId, input.body);
   await ctx.db
     .updateTable('comments')

@@ -47,3 +47,10 @@ createRoot(document.getElementById('root')!).render(
     </QueryClientProvider>
   </StrictMode>,
 );
+
+// Live updates from the event stream: their code loads after the first render, off every page's first load.
+import('./live/use-live-updates')
+  .then((live) => live.watchSignIn(queryClient))
+  .catch(() => {
+    // Not loaded (tack away, a deploy): the pages still read on their own.
+  });

@@ -1,40 +1,25 @@
-import { useEffect } from 'react';
-import { useQueryClient } from '@tanstack/react-query';
-import { useMe } from '../api/queries';
-
-let stopCurrent: (() => void) | undefined;
+import type { QueryClient } from '@tanstack/react-query';
+import { keys } from '../api/queries';
+import { startLiveUpdates } from './live-updates';
+import { SIGN_OUT_EVENT } from './sign-out-event';
 
 /**
  * Keeps what the tab shows live (see live-updates.ts) while signed in: one stream per tab,
- * opened once getMe has answered, its code loaded after the first render (none of it is in
- * the first load).
+ * opened once getMe has answered, closed on sign-out. main.tsx loads this module after the
+ * first render, so none of the live code is in any page's first load.
  */
-export function useLiveUpdates(): void {
-  const qc = useQueryClient();
-  const signedIn = useMe().data !== undefined;
-  useEffect(() => {
-    if (!signedIn) return;
-    let stop: (() => void) | undefined;
-    let cancelled = false;
-    import('./live-updates')
-      .then((live) => {
-        if (cancelled) return;
-        stop = live.startLiveUpdates(qc);
-        stopCurrent = stop;
-      })
-      .catch(() => {
-        // Not loaded (tack away, a deploy): the pages still read on their own.
-      });
-    return () => {
-      cancelled = true;
-      stop?.();
-      if (stopCurrent === stop) stopCurrent = undefined;
-    };
-  }, [qc, signedIn]);
-}
-
-/** Closes the tab's stream (signing out). */
-export function stopLiveUpdates(): void {
-  stopCurrent?.();
-  stopCurrent = undefined;
+export function watchSignIn(qc: QueryClient): void {
+  let stop: (() => void) | undefined;
+  let signedOut = false;
+  const check = () => {
+    if (stop || signedOut || qc.getQueryData(keys.me) === undefined) return;
+    stop = startLiveUpdates(qc);
+  };
+  window.addEventListener(SIGN_OUT_EVENT, () => {
+    signedOut = true;
+    stop?.();
+    stop = undefined;
+  });
+  qc.getQueryCache().subscribe(check);
+  check();
 }

@@ -1,3 +1,4 @@
+import { lazy, Suspense } from 'react';
 import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Button } from 'react-aria-components';
@@ -14,9 +15,11 @@ import { shortTitle, usePageTitle } from '../ui/page-title';
 import { SelectField } from '../ui/select-field';
 import { notify, notifyUndo } from '../ui/toast-queue';
 import { Criteria } from './card/criteria';
-import { Description } from './card/description';
-import { Timeline } from './card/timeline';
 import { CardLinks } from './card/links';
+
+// The description and the discussion render Markdown (react-markdown): loaded after the card itself, off its first load.
+const Description = lazy(() => import('./card/description').then((m) => ({ default: m.Description })));
+const Timeline = lazy(() => import('./card/timeline').then((m) => ({ default: m.Timeline })));
 
 const route = getRouteApi('/cards/$ref');
 
@@ -164,9 +167,13 @@ export function CardPage() {
           </div>
         </dl>
       )}
-      <Description card={c} members={members.data} mayWrite={mayWrite} onSave={(description) => patch.mutateAsync({ description })} />
+      <Suspense fallback={null}>
+        <Description card={c} members={members.data} mayWrite={mayWrite} onSave={(description) => patch.mutateAsync({ description })} />
+      </Suspense>
       <Criteria card={c} mayWrite={mayWrite} />
-      <Timeline card={c} mayWrite={mayWrite} />
+      <Suspense fallback={null}>
+        <Timeline card={c} mayWrite={mayWrite} />
+      </Suspense>
       <CardLinks card={c} />
       <div className="row spread card-foot">
         <p className="muted small">

@@ -7,12 +7,10 @@ import { Toasts } from './toasts';
 import { initials } from '../lib/people';
 import { PaletteHost } from '../palette/palette-host';
 import { NAV } from './nav';
-import { useLiveUpdates } from '../live/use-live-updates';
 
 
 export function Shell() {
   const me = useMe();
-  useLiveUpdates();
   const matches = useMatches();
   useDocumentTitle(matches[matches.length - 1]?.staticData.title);
   return (
