@@ -78,6 +78,8 @@ describe('the create_card shortcut', () => {
     expect(reply.body.text).toBe('Created DES-1 Fix the login page');
     const cards = (await t.api('GET', '/v1/cards?board=design')).body.data;
     expect(cards.map((c: any) => [c.title, c.workflow_status, c.assignee_ids])).toEqual([['Fix the login page', 'in_progress', [assigneeId]]]);
+    // The description is the message and its permalink, as the modal offered it.
+    expect(cards[0].description).toBe(description);
     // Made by the Slack user's member, through Slack.
     const events = (await t.api('GET', `/v1/events?subject=${cards[0].id}`)).body.data;
     expect(events[0].actor).toMatchObject({ member_id: ownerId, face: 'slack' });

@@ -93,8 +93,11 @@ export function registerCardModal(app: App, deps: SlackDeps): void {
     }
     let reply: SlackReply;
     try {
-      const input = { ...form.input, ...(assignees.ids.length > 0 ? { assignee_ids: assignees.ids } : {}) } as ArgsOf<'createCard'>;
-      // TODO(merge): pass description (form.description) once createCard takes `description` (the "comments" stream).
+      const input = {
+        ...form.input,
+        ...(form.description !== undefined ? { description: form.description } : {}),
+        ...(assignees.ids.length > 0 ? { assignee_ids: assignees.ids } : {}),
+      } as ArgsOf<'createCard'>;
       const card = await caller.call('createCard', input);
       const appUrl = deps.runtime.appUrl ?? deps.config.appUrl;
       reply = cardCreatedView(card, `${appUrl.replace(/\/+$/, '')}/cards/${encodeURIComponent(card.ref)}`);
