@@ -7,6 +7,7 @@ import { ErrorPanel, Loading } from '../../ui/error-panel';
 import { FieldErrors } from '../../ui/field-errors';
 import { SelectField } from '../../ui/select-field';
 import { notify, notifyError } from '../../ui/toast-queue';
+import { NotificationSettings } from './notifications';
 import { SettingsPage } from './settings-nav';
 import { signOut } from './sign-out';
 
@@ -89,6 +90,7 @@ export function ProfilePage() {
           <p className="muted">Not linked to Slack. An owner or admin links you by setting your Slack user id under Members.</p>
         )}
       </section>
+      <NotificationSettings memberId={m.id} settings={m.notifications} linked={m.slack_user_id !== null} />
       <p style={{ marginTop: 16 }}>
         <button type="button" className="button" onClick={() => void signOut().catch(notifyError)}>
           Sign out
