@@ -253,6 +253,9 @@ describe('web app in Chromium', { timeout: 90_000 }, () => {
     const ref = fx.seeded.cards.invite!.ref;
     await page.goto(`${fx.server.url}/cards/${ref}`);
     const row = page.locator('li[data-criterion]').filter({ has: page.getByText('E-mail invite', { exact: true }) });
+    // Measured once the page has settled (the description and the discussion load after the card).
+    await row.waitFor();
+    await page.waitForLoadState('networkidle');
     const box = (await row.getByRole('checkbox').boundingBox())!;
     const title = (await row.getByText('E-mail invite', { exact: true }).boundingBox())!;
     const rename = (await row.getByRole('button', { name: 'Rename E-mail invite' }).boundingBox())!;

@@ -17,7 +17,10 @@ import { notify, notifyUndo } from '../ui/toast-queue';
 import { Criteria } from './card/criteria';
 import { CardLinks } from './card/links';
 
-// The description and the discussion render Markdown (react-markdown): loaded after the card itself, off its first load.
+// The description and the discussion render Markdown (react-markdown): loaded after the card itself, off its
+// first load, but asked for as soon as this page's code runs, so they are usually there when the card's data is.
+const prefetch = () => Promise.all([import('./card/description'), import('./card/timeline')]).catch(() => undefined);
+void prefetch();
 const Description = lazy(() => import('./card/description').then((m) => ({ default: m.Description })));
 const Timeline = lazy(() => import('./card/timeline').then((m) => ({ default: m.Timeline })));
 
