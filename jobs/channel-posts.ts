@@ -4,6 +4,7 @@ import { pauseBoardSubscription } from '../src/domain/board-subscriptions.js';
 import { dequeuePost, eventsById, memberLabels, queueChannelPosts, queuedPosts, reserveChannelSlot, type QueuedPost } from '../src/domain/channel-posts.js';
 import { AppError } from '../src/domain/errors.js';
 import type { EventRow } from '../src/domain/events.js';
+import type { EventConsumer } from '../src/domain/event-consumers.js';
 import type { JobResult } from '../src/domain/jobs.js';
 import { claimPosts, postRecord } from '../src/domain/slack-posts.js';
 import { slackPrincipal } from '../src/domain/slack-links.js';
@@ -11,9 +12,9 @@ import { callOperation } from '../src/operations/call.js';
 import { writeTransaction } from '../src/operations/write-transaction.js';
 import type { SlackFailure } from '../src/slack/slack-errors.js';
 import { assigneeLabel, boardSubscriptionPausedView, cardThreadEventView, cardThreadParentView, threadCard, type ThreadCard } from '../src/slack/views/card-threads.js';
-import { consumeEvents, type EventConsumer } from './channel-feed.js';
 import { eachLimited, emptyResult, slackOrgId, type JobDeps } from './deps.js';
 import { directMessage } from './direct-messages.js';
+import { consumeEvents } from './event-consumers.js';
 import { postOnce, tally } from './post-once.js';
 import { SlackSweep } from './sweep.js';
 import { findMarkedReply } from './thread-replies.js';
@@ -30,7 +31,10 @@ import { findMarkedReply } from './thread-replies.js';
  */
 
 /** The consumer that turns events into queued channel posts. */
-export const CHANNEL_POSTS_CONSUMER: EventConsumer = { name: 'slack-channel-posts', handle: queueChannelPosts };
+export const CHANNEL_POSTS_CONSUMER: EventConsumer = { name: 'slack-channel-posts', consume: async (trx, rows) => {
+    await queueChannelPosts(trx, rows);
+  },
+};
 
 export interface ChannelPostDeps extends JobDeps {
   /** The web app's address, for links to cards; none: titles without links. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { consumeEvents } from '../jobs/channel-feed.js';
+import { consumeEvents } from '../jobs/event-consumers.js';
 import { CHANNEL_POSTS_CONSUMER, runChannelPosts, type ChannelPostDeps } from '../jobs/channel-posts.js';
 import { claimPosts } from '../src/domain/slack-posts.js';
 import { blocksTextLength } from '../src/slack/views/blocks.js';

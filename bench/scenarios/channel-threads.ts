@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebClient } from '@slack/web-api';
 import pino from 'pino';
-import { consumeEvents } from '../../jobs/channel-feed.js';
+import { consumeEvents } from '../../jobs/event-consumers.js';
 import { CHANNEL_POSTS_CONSUMER, runChannelPosts } from '../../jobs/channel-posts.js';
 import { connect } from '../../src/db/connect.js';
 import type { Scenario } from '../scenario.js';

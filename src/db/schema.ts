@@ -214,7 +214,6 @@ export interface Database {
   slack_subscriptions: SlackSubscriptionsTable;
   slack_board_subscriptions: SlackBoardSubscriptionsTable;
   slack_channel_queue: SlackChannelQueueTable;
-  event_consumer_cursors: EventConsumerCursorsTable;
   slack_channel_pace: SlackChannelPaceTable;
   slack_posts: SlackPostsTable;
   slack_post_fences: SlackPostFencesTable;
@@ -358,13 +357,6 @@ export interface SlackChannelQueueTable {
   card_id: string;
   event_id: string;
   created_at: Generated<string>;
-}
-
-/** Where a reader of the events table stands; `cursor` is opaque text (migration 0025). */
-export interface EventConsumerCursorsTable {
-  consumer: string;
-  cursor: string;
-  updated_at: Generated<string>;
 }
 
 /** The next moment a channel may take a post (migration 0025). */

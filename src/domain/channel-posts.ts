@@ -5,7 +5,7 @@ import type { EventRow } from './events.js';
 /**
  * Which events become which channel posts (board subscriptions, contract §11), and the
  * queue of posts still owed (table `slack_channel_queue`, migration 0025). Reading events
- * after a cursor is the consumer's business (jobs/channel-feed.ts); this file only says what
+ * after a cursor is the consumer's business (jobs/event-consumers.ts); this file only says what
  * an event means for the subscribed channels.
  */
 

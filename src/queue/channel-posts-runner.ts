@@ -1,4 +1,5 @@
 import { runChannelPosts, type ChannelPostDeps } from '../../jobs/channel-posts.js';
+import { wokenLoop } from '../../jobs/event-consumers.js';
 import type { JobsHandle } from './jobs-handle.js';
 
 /** How often the queue is looked at without a NOTIFY (retries, a lost LISTEN connection). */
@@ -12,45 +13,27 @@ export interface ChannelPostsHandle extends JobsHandle {
 
 /**
  * Runs board subscriptions' posts in this process: woken by the events NOTIFY, and every
- * `everyMs` besides. Every process may run it: the cursor, the claim table and the channels'
- * pace are in Postgres, so two processes neither double nor reorder a post.
+ * `everyMs` besides (the notifier's `wokenLoop`). Every process may run it: the cursor, the
+ * claim table and the channels' pace are in Postgres, so two processes neither double nor
+ * reorder a post. Closing tells a run in progress to stop between posts, and waits for it a
+ * short while at most (a post waiting on a slow Slack is claimed and recovered later).
  */
 export function startChannelPosts(deps: ChannelPostDeps, everyMs = CHANNEL_POSTS_POLL_MS): ChannelPostsHandle {
   let stopping = false;
-  let running: Promise<void> | undefined;
-  let again = false;
   const log = deps.log.child({ component: 'channel-posts' });
   const runDeps: ChannelPostDeps = { ...deps, stopping: () => stopping || (deps.stopping?.() ?? false) };
-  const run = async () => {
-    do {
-      again = false;
-      try {
-        await runChannelPosts(runDeps);
-      } catch (err) {
-        log.error({ err: (err as Error).message }, 'channel posts: a run failed; the next one tries again');
-      }
-    } while (again && !stopping);
-  };
-  const poke = () => {
-    if (stopping) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = run().finally(() => (running = undefined));
-  };
-  const timer = setInterval(poke, everyMs);
-  timer.unref();
-  const first = setTimeout(poke, 0);
-  first.unref();
+  const loop = wokenLoop(
+    async () => {
+      await runChannelPosts(runDeps);
+    },
+    { everyMs, onError: (err) => log.error({ err: err.message }, 'channel posts: a run failed; the next one tries again') },
+  );
   return {
     mode: 'in-process',
-    poke,
+    poke: loop.poke,
     async close() {
       stopping = true;
-      clearInterval(timer);
-      clearTimeout(first);
-      if (running) await Promise.race([running, new Promise<void>((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref())]);
+      await Promise.race([loop.close(), new Promise<void>((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref())]);
     },
   };
 }

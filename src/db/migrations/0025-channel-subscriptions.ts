@@ -7,8 +7,8 @@ import type { SqlMigration } from '../migration.js';
  * - `slack_channel_queue`: the posts still to make, one per subscription and event, in the
  *   order they were queued (`position`); a row leaves once its post is sent (or given up).
  *   Exactly once is the claim table's (`slack_posts` kinds `card_parent`, `card_event`).
- * - `event_consumer_cursors`: where a reader of the events table stands, as opaque text (the
- *   events' ordering key may change: the reader alone knows what the text means).
+ * - Where the channel posts' reader of the events stands is its row in `event_consumers`
+ *   (migration 0024), as for notifications.
  * - `slack_channel_pace`: the next moment each channel may take a post (one a second, as
  *   Slack asks), shared by every worker.
  */
@@ -39,11 +39,6 @@ export const channelSubscriptions: SqlMigration = {
       unique (subscription_id, event_id)
     )`,
     `create index slack_channel_queue_channel on slack_channel_queue (channel_id, position)`,
-    `create table event_consumer_cursors (
-      consumer text primary key,
-      cursor text not null,
-      updated_at timestamptz not null default now()
-    )`,
     `create table slack_channel_pace (
       channel_id text primary key,
       next_at timestamptz not null
