@@ -13,9 +13,9 @@ import { writeTransaction } from '../src/operations/write-transaction.js';
 import type { SlackFailure } from '../src/slack/slack-errors.js';
 import { assigneeLabel, boardSubscriptionPausedView, cardThreadEventView, cardThreadParentView, threadCard, type ThreadCard } from '../src/slack/views/card-threads.js';
 import { eachLimited, emptyResult, slackOrgId, type JobDeps } from './deps.js';
-import { directMessage } from './direct-messages.js';
 import { consumeEvents } from './event-consumers.js';
 import { postOnce, tally } from './post-once.js';
+import { pauseRefused } from './subscription-pause.js';
 import { SlackSweep } from './sweep.js';
 import { findMarkedReply } from './thread-replies.js';
 
@@ -208,22 +208,16 @@ async function refreshParent(deps: ChannelPostDeps, sweep: SlackSweep, orgId: st
 
 /** Slack refused the channel: the subscription pauses, and its subscriber hears of it once. */
 async function pause(deps: ChannelPostDeps, sweep: SlackSweep, q: QueuedPost, failure: SlackFailure): Promise<void> {
-  const log = deps.log.child({ job: 'channel-posts', subscription: q.subscription_id, channel: q.channel_id, slack_error: failure.error });
-  if (!(await writeTransaction(deps, (trx) => pauseBoardSubscription(trx, { id: q.subscription_id, orgId: q.org_id }, failure.error, deps.clock())))) return;
-  log.warn("Slack refused the subscription's channel; board subscription paused until someone subscribes it again");
-  if (!q.slack_user_id) {
-    log.warn('the subscriber has no Slack link; nobody was told of the pause');
-    return;
-  }
-  try {
-    const dm = directMessage(deps, sweep.slack, q.slack_user_id);
-    const channel = await dm.channel();
-    const view = boardSubscriptionPausedView(q.board_slug, q.channel_id, failure.error);
-    await sweep.slack.chat.postMessage({ channel, text: view.text, blocks: view.blocks }).catch(async (err: unknown) => {
-      await dm.failed();
-      throw err;
-    });
-  } catch (err) {
-    log.warn({ err: (err as Error).message }, 'could not tell the subscriber of the pause');
-  }
+  await pauseRefused(
+    sweep,
+    {
+      id: q.subscription_id,
+      channelId: q.channel_id,
+      subscriberSlackId: q.slack_user_id,
+      job: 'channel-posts',
+      mark: (trx) => pauseBoardSubscription(trx, { id: q.subscription_id, orgId: q.org_id }, failure.error, deps.clock()),
+      view: boardSubscriptionPausedView(q.board_slug, q.channel_id, failure.error),
+    },
+    failure,
+  );
 }

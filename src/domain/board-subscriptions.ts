@@ -6,6 +6,7 @@ import type { Ctx } from './context.js';
 import { AppError } from './errors.js';
 import { newId } from './ids.js';
 import { requireWriter } from './permissions.js';
+import { pauseChannelSubscription } from './slack-subscriptions.js';
 import { toIso } from './time.js';
 
 /**
@@ -106,23 +107,6 @@ export async function channelSubscriptions(ctx: Ctx, input: z.infer<typeof chann
   return { subscriptions: rows.map(present) };
 }
 
-/**
- * Pauses a board subscription Slack will not let the bot post to; true only for the caller
- * that paused it (its subscriber is told once, however many workers saw the refusal).
- *
- * ```sql
- * update slack_board_subscriptions set paused_at = $now, paused_reason = $reason where id = $1 and org_id = $2 and paused_at is null returning id
- * ```
- */
-export async function pauseBoardSubscription(db: Kysely<Database>, sub: { id: string; orgId: string }, reason: string, now: Date): Promise<boolean> {
-  const at = now.toISOString();
-  const row = await db
-    .updateTable('slack_board_subscriptions')
-    .set({ paused_at: at, paused_reason: reason.slice(0, 200), updated_at: at })
-    .where('id', '=', sub.id)
-    .where('org_id', '=', sub.orgId)
-    .where('paused_at', 'is', null)
-    .returning('id')
-    .executeTakeFirst();
-  return row !== undefined;
-}
+/** A board subscription paused (`pauseChannelSubscription`). */
+export const pauseBoardSubscription = (db: Kysely<Database>, sub: { id: string; orgId: string }, reason: string, now: Date): Promise<boolean> =>
+  pauseChannelSubscription(db, 'slack_board_subscriptions', sub, reason, now);

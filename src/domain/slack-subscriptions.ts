@@ -101,19 +101,26 @@ export async function subscribeMilestone(ctx: Ctx, input: z.infer<typeof subscri
 }
 
 /**
- * Pauses a subscription Slack will not let the bot post to; the summaries job then skips it
- * until someone subscribes the channel again. True only for the caller that paused it (so
- * its subscriber is told once, however many workers saw the refusal).
+ * Pauses a channel subscription Slack will not let the bot post to (a milestone's summaries,
+ * `slack_subscriptions`, or a board's card threads, `slack_board_subscriptions`): its job then
+ * skips it until someone subscribes the channel again. True only for the caller that paused
+ * it (so its subscriber is told once, however many workers saw the refusal).
  *
  * ```sql
- * update slack_subscriptions set paused_at = $now, paused_reason = $reason
+ * update <table> set paused_at = $now, paused_reason = $reason
  * where id = $1 and org_id = $2 and paused_at is null returning id
  * ```
  */
-export async function pauseSubscription(db: Kysely<Database>, sub: { id: string; orgId: string }, reason: string, now: Date): Promise<boolean> {
+export async function pauseChannelSubscription(
+  db: Kysely<Database>,
+  table: 'slack_subscriptions' | 'slack_board_subscriptions',
+  sub: { id: string; orgId: string },
+  reason: string,
+  now: Date,
+): Promise<boolean> {
   const at = now.toISOString();
   const row = await db
-    .updateTable('slack_subscriptions')
+    .updateTable(table)
     .set({ paused_at: at, paused_reason: reason.slice(0, 200), updated_at: at })
     .where('id', '=', sub.id)
     .where('org_id', '=', sub.orgId)
@@ -122,6 +129,10 @@ export async function pauseSubscription(db: Kysely<Database>, sub: { id: string;
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/** A milestone summaries' subscription paused (`pauseChannelSubscription`). */
+export const pauseSubscription = (db: Kysely<Database>, sub: { id: string; orgId: string }, reason: string, now: Date): Promise<boolean> =>
+  pauseChannelSubscription(db, 'slack_subscriptions', sub, reason, now);
 
 /**
  * Removes a channel's subscription to a milestone (its ref matched case-insensitively, like
