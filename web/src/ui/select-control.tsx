@@ -1,6 +1,6 @@
 import { Button, Label, ListBox, ListBoxItem, Popover, Select, SelectValue, type Key } from 'react-aria-components';
 
-import type { SelectFieldProps } from './select-field';
+import type { SelectFieldProps } from './select-props';
 
 interface Props extends SelectFieldProps {
   /** Swapped in for a button pressed before this code loaded: opens at once, focused. */

@@ -1,22 +1,8 @@
 import { useId, useRef, useState, type ComponentType } from 'react';
 import { loadChunk } from '../chunks';
 
-export interface Option {
-  id: string;
-  label: string;
-  /** Why it cannot be chosen, shown beside it. */
-  refused?: string | undefined;
-}
-
-export interface SelectFieldProps {
-  label: string;
-  value: string | null;
-  options: readonly Option[];
-  onChange: (id: string) => void;
-  hideLabel?: boolean | undefined;
-  isDisabled?: boolean | undefined;
-  testId?: string | undefined;
-}
+export type { Option, SelectFieldProps } from './select-props';
+import type { SelectFieldProps } from './select-props';
 
 type Control = ComponentType<SelectFieldProps & { openNow: boolean; focusNow: boolean }>;
 
