@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { DbHandle } from './connect.js';
 import { LISTEN_TIMING, listenOn, type ListenTiming } from './pg-listener.js';
+import { throttle } from './throttle.js';
 import type { Database } from './schema.js';
 
 /**
@@ -10,18 +11,34 @@ import type { Database } from './schema.js';
 export const EVENTS_CHANNEL = 'tack_events';
 
 /**
+ * How often, at most, a process acts on the events NOTIFY while writes keep coming. Every write
+ * notifies; each wake-up reads the events (streams), claims webhook deliveries and runs the
+ * consumers, a few statements each. Under load that cost one background transaction per write
+ * (the `writes` bench, bench/README.md); now a burst of writes makes one wake-up per 25 ms, and
+ * a single write still wakes them at once.
+ */
+export const EVENTS_WAKE_MS = 25;
+
+/**
  * Calls `committed` whenever events were committed by any process on the same database: on
  * Postgres, from one LISTEN connection (watched, and listened again after a failure, when
  * `committed` is called once more so the reader catches up); on PGlite, from its own NOTIFY.
  */
-export async function listenForEvents(handle: DbHandle, committed: () => void, log: Logger, timing: ListenTiming = LISTEN_TIMING): Promise<{ stop: () => Promise<void> }> {
+export async function listenForEvents(handle: DbHandle, onCommit: () => void, log: Logger, timing: ListenTiming = LISTEN_TIMING): Promise<{ stop: () => Promise<void> }> {
+  const committed = throttle(onCommit, EVENTS_WAKE_MS);
   if (handle.pool) {
-    return listenOn(handle.pool, EVENTS_CHANNEL, { notified: committed, hearing: (on) => on && committed() }, log, timing, {
+    const listening = listenOn(handle.pool, EVENTS_CHANNEL, { notified: committed, hearing: (on) => on && committed() }, log, timing, {
       lost: 'lost the connection listening for new events; open streams wait until listening again',
       waiting: 'cannot listen for new events yet; retrying every second',
       again: 'listening for new events again',
     });
+    return { stop: async () => (committed.cancel(), listening.stop()) };
   }
   const stop = await handle.listen?.(EVENTS_CHANNEL, committed);
-  return { stop: async () => stop?.() };
+  return {
+    stop: async () => {
+      committed.cancel();
+      await stop?.();
+    },
+  };
 }
