@@ -47,8 +47,10 @@ export function githubCommand(): Command {
         });
         status = res.status;
       } catch (err) {
-        const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
-        process.stderr.write(`tack: could not reach ${url} (${cause}): is the server running, and is the URL right?\n`);
+        // fetch's own error says only "fetch failed": the reason (ECONNREFUSED, a refused port, a timeout) is its cause.
+        const { cause } = err as { cause?: { code?: string; message?: string } };
+        const reason = cause?.code ?? cause?.message ?? (err as Error).message;
+        process.stderr.write(`tack: could not reach ${url} (${reason}): is the server running, and is the URL right?\n`);
         process.exit(1);
       }
       const problem = checkProblem(status);
