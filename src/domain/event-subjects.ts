@@ -71,10 +71,21 @@ const orgWide = (data: object, ref: string | null = null, cardId: string | null 
   memberId: null,
 });
 
+const cardSnapshot = (card: Awaited<ReturnType<typeof getCard>>): Snapshot => orgWide(card, card.ref, card.id);
+
+/** Types whose snapshot is their read operation's answer as is: an operation answering one gives its "after" without a read. */
+export const ANSWERED_TYPES = ['card'] as const;
+export type AnsweredType = (typeof ANSWERED_TYPES)[number];
+
+/** The snapshot of a card from an answer that is the card as `getCard` reads it (`loadCard`). */
+export function snapshotOfAnswer(_type: AnsweredType, answer: Record<string, unknown>): Snapshot {
+  return cardSnapshot(answer as unknown as Awaited<ReturnType<typeof getCard>>);
+}
+
 const readers: Record<SubjectType, Reader | undefined> = {
   async card(ctx, key) {
     const card = await present(getCard(ctx, { id: key }));
-    return card && orgWide(card, card.ref, card.id);
+    return card && cardSnapshot(card);
   },
   async criterion(ctx, id) {
     const criterion = await present(getCriterion(ctx.db, ctx.principal.orgId, id));

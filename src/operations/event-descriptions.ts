@@ -1,5 +1,5 @@
 import type { Ctx } from '../domain/context.js';
-import { commentsOfCard, criteriaOfCard, type SubjectKey, type SubjectType } from '../domain/event-subjects.js';
+import { commentsOfCard, criteriaOfCard, type AnsweredType, type SubjectKey, type SubjectType } from '../domain/event-subjects.js';
 import { deliveryCards, type PullRequestDelivery } from '../domain/github-deliveries.js';
 
 type Input = Record<string, unknown>;
@@ -22,6 +22,12 @@ export interface ChangeDescription {
    * about the card of `touches`): the attempt of an agent stays visible.
    */
   refusals?: readonly string[];
+  /**
+   * The answer is this thing as its read operation answers it once the write is done (the
+   * write ends by reading it in its transaction, as `moveCard` does with `loadCard`): its
+   * "after" is taken from the answer, one read less for every such write.
+   */
+  answers?: AnsweredType;
 }
 
 /** A write that records no event, and why. */
@@ -62,7 +68,7 @@ export const eventDescriptions: Readonly<Record<string, EventDescription>> = {
 
   // A card made with criteria is one change: `card.created` (its data counts them).
   createCard: { makes: made('card') },
-  moveCard: { touches: one('card'), refusals: ['gated_move_requires_human'] },
+  moveCard: { touches: one('card'), refusals: ['gated_move_requires_human'], answers: 'card' },
   // Its criteria and comments go with it, and the todos that mirrored them are unlinked: one event each.
   deleteCard: {
     touches: async (ctx, input) => [

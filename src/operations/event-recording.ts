@@ -4,7 +4,7 @@ import type { Ctx } from '../domain/context.js';
 import { AppError } from '../domain/errors.js';
 import type { KeyRecord } from '../domain/idempotency.js';
 import { RawJson } from '../db/raw-json.js';
-import { linkedTo, snapshot, type Snapshot, type SubjectKey } from '../domain/event-subjects.js';
+import { linkedTo, snapshot, snapshotOfAnswer, type Snapshot, type SubjectKey } from '../domain/event-subjects.js';
 import { EVENT_TYPES, insertEvents, type EventDraft, type EventType } from '../domain/events.js';
 import { recordMoveRefusal } from '../domain/move-refusals.js';
 import { eventDescriptions, type ChangeDescription } from './event-descriptions.js';
@@ -90,14 +90,15 @@ export async function withEvents<T>(ctx: Ctx, op: OperationCore, input: Record<s
   const watched = new Map<string, Watched>();
   await watch(ctx, (await described.touches?.(ctx, input)) ?? [], watched, true);
   const answer = await run();
-  if (described.makes && answer !== null && typeof answer === 'object') {
-    const fields = answer instanceof RawJson ? (JSON.parse(answer.text) as Record<string, unknown>) : (answer as Record<string, unknown>);
-    await watch(ctx, described.makes(fields), watched, false);
-  }
+  const fields =
+    answer === null || typeof answer !== 'object' ? undefined : answer instanceof RawJson ? (JSON.parse(answer.text) as Record<string, unknown>) : (answer as Record<string, unknown>);
+  if (described.makes && fields) await watch(ctx, described.makes(fields), watched, false);
+  const answered = described.answers;
   const drafts: EventDraft[] = [];
   const queue = [...watched.values()];
   for (const { key, before } of queue) {
-    const after = await snapshot(ctx, key);
+    // The write answered this very thing as its reader would read it now: no need to read it again.
+    const after = answered === key.type && fields?.id === key.id ? snapshotOfAnswer(answered, fields) : await snapshot(ctx, key);
     // What it made may be linked to more (a todo made mirroring a criterion): those come next.
     if (after && !before) {
       for (const k of linkedTo(key, after)) {
