@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Principal } from './context.js';
 import { PROFILE_COLUMNS, profileOf, replaySecretOf, type Authenticated } from './authenticate.js';
@@ -70,13 +70,25 @@ export async function authenticateSession(db: Kysely<Database>, secret: string, 
  * role (under the session's ceiling) and the scopes it allows.
  */
 export async function confirmSession(db: Kysely<Database>, principal: Principal, sessionId: string, now: Date): Promise<Principal> {
+  return (await confirmSessionLocking(db, principal, sessionId, now)).principal;
+}
+
+/** `confirmSession`, taking `lock` in the same statement (see `confirmPrincipalLocking`). */
+export async function confirmSessionLocking(
+  db: Kysely<Database>,
+  principal: Principal,
+  sessionId: string,
+  now: Date,
+  lock?: RawBuilder<boolean>,
+): Promise<{ principal: Principal; locked?: boolean }> {
   const row = await liveSessions(db, now)
     .innerJoin('members', (j) => j.onRef('members.id', '=', 'sessions.member_id').onRef('members.org_id', '=', 'sessions.org_id'))
     .select(['members.role', 'sessions.scopes', 'sessions.role_ceiling'])
+    .$if(lock !== undefined, (qb) => qb.select(lock!.as('locked')))
     .where('sessions.org_id', '=', principal.orgId)
     .where('sessions.id', '=', sessionId)
     .executeTakeFirst();
   if (!row) throw sessionEnded();
   const role = cappedRole(row.role, row.role_ceiling);
-  return role === principal.role ? principal : { ...principal, role, scopes: sessionScopes(role, row.scopes) };
+  return { principal: role === principal.role ? principal : { ...principal, role, scopes: sessionScopes(role, row.scopes) }, locked: row.locked };
 }

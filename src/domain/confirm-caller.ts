@@ -1,7 +1,7 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { confirmPrincipal } from './authenticate.js';
-import { confirmSession } from './authenticate-session.js';
+import { confirmPrincipalLocking } from './authenticate.js';
+import { confirmSessionLocking } from './authenticate-session.js';
 import type { Principal } from './context.js';
 
 /**
@@ -9,7 +9,15 @@ import type { Principal } from './context.js';
  * revoked token or an ended session writes nothing in any process, whatever a cache holds.
  * Slack users (no token, no session) are read afresh for each command already.
  */
-export function confirmCaller(db: Kysely<Database>, principal: Principal, now: Date): Promise<Principal> {
-  if (principal.sessionId !== undefined) return confirmSession(db, principal, principal.sessionId, now);
-  return confirmPrincipal(db, principal, now);
+export async function confirmCaller(db: Kysely<Database>, principal: Principal, now: Date): Promise<Principal> {
+  return (await confirmCallerLocking(db, principal, now)).principal;
+}
+
+/**
+ * `confirmCaller`, taking `lock` (an idempotency key's transaction lock) in the same
+ * statement, one round trip less; `locked` is undefined when no statement was made (Slack).
+ */
+export function confirmCallerLocking(db: Kysely<Database>, principal: Principal, now: Date, lock?: RawBuilder<boolean>): Promise<{ principal: Principal; locked?: boolean }> {
+  if (principal.sessionId !== undefined) return confirmSessionLocking(db, principal, principal.sessionId, now, lock);
+  return confirmPrincipalLocking(db, principal, now, lock);
 }

@@ -60,16 +60,26 @@ function unseal(stored: string, slot: IdempotencySlot): string {
 }
 
 /**
+ * The key's transaction lock as an expression (true when this transaction holds it now), for
+ * `claimKey` or for a statement the write makes before it. The lookup of a stored record must
+ * stay a later statement than the lock: only then does its snapshot see the commit of the
+ * request that held the key.
+ */
+export function keyLock(slot: IdempotencySlot) {
+  // Keys are visible ASCII, so a space cannot occur inside any part.
+  return sql<boolean>`pg_try_advisory_xact_lock(hashtextextended(${`${slot.owner} ${slot.operation} ${slot.key}`}, 0))`;
+}
+
+/**
  * Claims the key inside the write's transaction. Another transaction holding the same key
  * means the first request is still running (409 `idempotency_key_in_use`); a committed record
  * is replayed when the body matches, refused (409 `idempotency_key_reused`) when it does not.
  * Returns the stored response to replay, or undefined when the write should run.
  */
-export async function claimKey(trx: Kysely<Database>, slot: IdempotencySlot): Promise<StoredResponse | undefined> {
-  // Keys are visible ASCII, so a space cannot occur inside any part.
-  const lockName = `${slot.owner} ${slot.operation} ${slot.key}`;
-  const { rows } = await sql<{ got: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${lockName}, 0)) as got`.execute(trx);
-  if (!rows[0]?.got) {
+export async function claimKey(trx: Kysely<Database>, slot: IdempotencySlot, locked?: boolean): Promise<StoredResponse | undefined> {
+  // The lock was taken by an earlier statement of this transaction (`keyLock` in the caller's re-check), or is taken now.
+  const got = locked ?? (await sql<{ got: boolean }>`select ${keyLock(slot)} as got`.execute(trx)).rows[0]?.got;
+  if (!got) {
     throw new AppError('idempotency_key_in_use', 409, 'A request with this Idempotency-Key is still being processed; retry shortly.');
   }
   const existing = await trx
