@@ -10,5 +10,6 @@ import { streams } from './streams.js';
 import { webhooks } from './webhooks.js';
 import { writes } from './writes.js';
 import { github } from './github.js';
+import { notificationBurst } from './notification-burst.js';
 
-export const scenarios: Scenario[] = [me, snippets, cards, writes, streams, webhooks, slack, reminders, channelThreads, cliStartup, github];
+export const scenarios: Scenario[] = [me, snippets, cards, writes, streams, webhooks, slack, reminders, channelThreads, cliStartup, github, notificationBurst];
