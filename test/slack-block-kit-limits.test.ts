@@ -1,7 +1,9 @@
 import type { types } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
+import { message, problems, type Any } from './helpers/block-kit.js';
 import { homeView, unlinkedHomeView } from '../src/slack/views/home.js';
 import { messageView } from '../src/slack/views/blocks.js';
+import { cardLinksBlocks, withCardLinks, type CardLinksView } from '../src/slack/views/card-links.js';
 import { cardMovedView, cardView, type CardView } from '../src/slack/views/cards.js';
 import {
   milestoneStatusView,
@@ -58,6 +60,20 @@ const card = (i: number): CardView => ({
   created_at: '2026-01-01T00:00:00.000Z',
   updated_at: '2026-01-01T00:00:00.000Z',
 } as unknown as CardView);
+/** A card's pull requests at GitHub's longest: owner 39 characters, repository 100, title 256 (hostile). */
+const OWNER = 'o'.repeat(39);
+const REPO = 'r'.repeat(100);
+const pullRequests = (n: number): CardLinksView =>
+  Array.from({ length: n }, (_, i) => ({
+    kind: 'github_pull_request' as const,
+    url: `https://github.com/${OWNER}/${REPO}/pull/${i + 1}`,
+    repository: `${OWNER}/${REPO}`,
+    number: i + 1,
+    title: long(256),
+    state: (['open', 'draft', 'merged', 'closed'] as const)[i % 4]!,
+    author_login: 'octo-ann',
+    updated_at: '2026-01-01T00:00:00.000Z',
+  }));
 const milestone = (i: number): MilestoneView => ({
   id: `ms_${i}`,
   ref: long(64),
@@ -98,97 +114,6 @@ const sub: SubscriptionView = {
   paused_reason: null,
 };
 
-type Any = Record<string, any>;
-
-/** Every problem Slack would refuse or mangle in a surface's blocks. */
-function problems(blocks: Any[], maxBlocks: number): string[] {
-  const out: string[] = [];
-  const check = (ok: boolean, what: string) => void (ok || out.push(what));
-  check(blocks.length <= maxBlocks, `${blocks.length} blocks > ${maxBlocks}`);
-  const blockIds = blocks.map((b) => b.block_id).filter((id) => id !== undefined);
-  check(new Set(blockIds).size === blockIds.length, 'block ids repeat');
-  const text = (t: Any | undefined, max: number, where: string) => {
-    if (!t) return;
-    check(typeof t.text === 'string' && t.text.length > 0 && t.text.length <= max, `${where}: text of ${t.text?.length} characters (max ${max})`);
-    // Users' < and > are escaped, so every < opens a link of ours: one cut short would show as broken text.
-    if (t.type === 'mrkdwn' && typeof t.text === 'string') check(t.text.split('<').length === t.text.split('>').length, `${where}: a link cut open`);
-    // A < that opens no link, mention or channel (`<ref>` in a usage line) is mangled by Slack.
-    if (t.type === 'mrkdwn' && typeof t.text === 'string') check(!/<(?!https?:\/\/|mailto:|[@#!])/.test(t.text), `${where}: a < that opens no link: ${t.text.slice(0, 80)}`);
-    if (t.type === 'mrkdwn') {
-      // What users wrote is escaped: no mention, broadcast or link comes from it (a channel
-      // link the app makes from Slack's own channel id is fine).
-      check(!/<[!@]|<#(?![CG][A-Z0-9]+>)/.test(t.text), `${where}: a mention or broadcast in mrkdwn: ${t.text.slice(0, 80)}`);
-      check(!t.text.includes('<https://evil.example'), `${where}: a link from user text`);
-    }
-  };
-  const element = (e: Any, where: string) => {
-    check(typeof e.action_id !== 'string' || e.action_id.length <= 255, `${where}: action_id too long`);
-    if (e.type === 'button') {
-      text(e.text, 75, `${where} button`);
-      check(e.value === undefined || e.value.length <= 2000, `${where}: button value too long`);
-      check(e.url === undefined || e.url.length <= 3000, `${where}: button url too long`);
-    }
-    if (e.type === 'static_select') {
-      check(e.options.length <= 100, `${where}: too many options`);
-      for (const o of e.options) text(o.text, 75, `${where} option`);
-      text(e.placeholder, 150, `${where} placeholder`);
-    }
-    if (e.type === 'plain_text_input') {
-      check(e.max_length === undefined || e.max_length <= 3000, `${where}: max_length`);
-      check(e.initial_value === undefined || e.initial_value.length <= (e.max_length ?? 3000), `${where}: initial_value longer than max_length`);
-    }
-  };
-  blocks.forEach((b, i) => {
-    const where = `block ${i} (${b.type})`;
-    check(b.block_id === undefined || b.block_id.length <= 255, `${where}: block_id too long`);
-    const actionIds: string[] = [];
-    if (b.type === 'section') {
-      text(b.text, 3000, where);
-      check((b.fields ?? []).length <= 10, `${where}: more than 10 fields`);
-      for (const f of b.fields ?? []) text(f, 2000, `${where} field`);
-      if (b.accessory) {
-        element(b.accessory, where);
-        if (b.accessory.action_id) actionIds.push(b.accessory.action_id);
-      }
-    }
-    if (b.type === 'header') text(b.text, 150, where);
-    if (b.type === 'context') {
-      check(b.elements.length <= 10, `${where}: more than 10 elements`);
-      for (const e of b.elements) text(e, 3000, `${where} element`);
-    }
-    if (b.type === 'actions') {
-      check(b.elements.length <= 25, `${where}: more than 25 elements`);
-      for (const e of b.elements) {
-        element(e, where);
-        actionIds.push(e.action_id);
-      }
-    }
-    if (b.type === 'input') {
-      text(b.label, 2000, `${where} label`);
-      element(b.element, where);
-    }
-    // Slack: an action_id is unique within its block.
-    check(new Set(actionIds).size === actionIds.length, `${where}: action ids repeat`);
-  });
-  return out;
-}
-
-/** Every text in blocks (sections, contexts, buttons…), added up. */
-function textLength(node: unknown): number {
-  if (Array.isArray(node)) return node.reduce((n: number, x) => n + textLength(x), 0);
-  if (node === null || typeof node !== 'object') return 0;
-  return Object.entries(node).reduce((n, [key, value]) => n + (key === 'text' && typeof value === 'string' ? value.length : textLength(value)), 0);
-}
-
-function message(reply: { text: string; blocks?: types.KnownBlock[] }): string[] {
-  const out = problems((reply.blocks ?? []) as Any[], 50);
-  // Not in Slack's reference, but chat.postMessage refuses blocks whose texts add up past
-  // about 12,000 characters (msg_blocks_too_long; slackapi/bolt-js#2509).
-  const total = textLength(reply.blocks ?? []);
-  if (total > 12_000) out.push(`blocks' texts add up to ${total} characters`);
-  if (reply.text.length > 3000 || /<[!@#]/.test(reply.text)) out.push(`fallback text: ${reply.text.slice(0, 80)}`);
-  return out;
-}
 
 const views: [string, () => string[]][] = [
   ['messageView', () => message(messageView(NAME))],
@@ -204,6 +129,7 @@ const views: [string, () => string[]][] = [
   ['cardView', () => message(cardView(card(1), { note: NAME }))],
   ['cardView with a hostile description and comments', () => message(cardView({ ...card(1), description: DESCRIPTION }, { note: NAME, comments: 123_456 }))],
   ['cardView with a one-line 20,000-character description', () => message(cardView({ ...card(1), description: long(20_000).replace(/\n/g, ' ') }, { comments: 1 }))],
+  ['cardView with 30 pull requests', () => message(withCardLinks(cardView({ ...card(1), description: DESCRIPTION }, { note: NAME, comments: 3 }), pullRequests(30)))],
   ['cardMovedView', () => message(cardMovedView(card(1)))],
   ['milestoneStatusView', () => message(milestoneStatusView(milestone(1)))],
   ['subscribedView', () => message(subscribedView(sub, { created: true }, 9))],
@@ -213,6 +139,7 @@ const views: [string, () => string[]][] = [
   ['unsubscribedView', () => message(unsubscribedView(long(64)))],
   ['snippetView', () => message(snippetView(snippet))],
   ['cardUnfurl', () => problems(cardUnfurl('https://tack.example.com/cards/ENG-1', card(1)).blocks as Any[], 50)],
+  ['cardUnfurl with 30 pull requests', () => problems(withCardLinks(cardUnfurl('https://tack.example.com/cards/ENG-1', card(1)), pullRequests(30)).blocks as Any[], 50)],
   ['milestoneUnfurl', () => problems(milestoneUnfurl('https://tack.example.com/milestones/M1', milestone(1)).blocks as Any[], 50)],
   ['snippetUnfurl', () => problems(snippetUnfurl('https://tack.example.com/snippets/x', snippet).blocks as Any[], 50)],
   [
@@ -258,6 +185,16 @@ describe("Block Kit within Slack's limits, with long and hostile text", () => {
     expect(preview.endsWith('…')).toBe(true);
     expect(texts).toContain('3 comments');
     expect(cardView({ ...card(1), description: null }, { comments: 1 }).blocks!.length).toBe(cardView(card(1)).blocks!.length + 1);
+  });
+
+  it("lists only whole pull-request links, counting the ones that do not fit in '…and N more.'", () => {
+    const [block] = cardLinksBlocks(pullRequests(30)) as Any[];
+    const lines = (block!.elements[0].text as string).split('\n');
+    const shown = lines.slice(0, -1);
+    expect(shown.length).toBeGreaterThan(0);
+    expect(shown.length).toBeLessThanOrEqual(5);
+    for (const l of shown) expect(l).toMatch(/^:twisted_rightwards_arrows: <https:\/\/github\.com\/[^|]+\|[^<>]+> · (open|draft|merged|closed)$/);
+    expect(lines.at(-1)).toBe(`…and ${30 - shown.length} more.`);
   });
 
   it('the checker itself catches what it checks for', () => {

@@ -1,6 +1,6 @@
 import type { types } from '@slack/bolt';
 import type { OperationOutput } from '../../operations/index.js';
-import { context, escapeText, link } from './blocks.js';
+import { context, CONTEXT_TEXT_MAX, escapeText, link } from './blocks.js';
 
 /** A card's pull requests, as `listCardLinks` answers them. */
 export type CardLinksView = OperationOutput<'listCardLinks'>['data'];
@@ -11,12 +11,23 @@ const SHOWN = 5;
 
 /**
  * The pull requests that name a card, one context block (`/card`, unfurls): each a link with
- * its state, most recently updated first. No block when there are none.
+ * its state, most recently updated first. No block when there are none. Only whole lines: a
+ * context text is clipped at CONTEXT_TEXT_MAX, which would cut a link open (five links to long
+ * repositories with 256-character titles pass it), so lines that do not fit are counted in
+ * the last line with the ones past SHOWN.
  */
 export function cardLinksBlocks(links: CardLinksView): types.KnownBlock[] {
   if (links.length === 0) return [];
-  const lines = links.slice(0, SHOWN).map((l) => `:twisted_rightwards_arrows: ${link(l.url, `${l.repository}#${l.number} ${l.title}`)} · ${escapeText(STATE_LABELS[l.state])}`);
-  if (links.length > SHOWN) lines.push(`…and ${links.length - SHOWN} more.`);
+  const more = (n: number) => `…and ${n} more.`;
+  const lines: string[] = [];
+  for (const l of links.slice(0, SHOWN)) {
+    const line = `:twisted_rightwards_arrows: ${link(l.url, `${l.repository}#${l.number} ${l.title}`)} · ${escapeText(STATE_LABELS[l.state])}`;
+    const rest = links.length - lines.length - 1;
+    const candidate = [...lines, line, ...(rest > 0 ? [more(rest)] : [])].join('\n');
+    if (candidate.length > CONTEXT_TEXT_MAX) break;
+    lines.push(line);
+  }
+  if (links.length > lines.length) lines.push(more(links.length - lines.length));
   return [context(lines.join('\n'))];
 }
 
