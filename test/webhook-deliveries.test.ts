@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { KyselyPlugin } from 'kysely';
 import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -231,6 +232,71 @@ describe('webhook deliveries', () => {
     ids.push(await card('after up'));
     await deliverWebhooks(deps());
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual(ids);
+  });
+
+  it('a run of attempts to one endpoint goes in order, claimed, read and recorded in a few statements for all of them', async () => {
+    const hook = await webhook({});
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) ids.push(await card(`run ${i}`));
+    // Every statement the job sends through Kysely (transactions' begin and commit are not counted).
+    let statements = 0;
+    const counting: KyselyPlugin = {
+      transformQuery: (args) => {
+        statements++;
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    };
+    const result = await deliverWebhooks(deps({ db: t.server.db.db.withPlugin(counting), lanes: 1 }));
+    expect(result).toEqual({ succeeded: 12, failed: 0 });
+    expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual(ids);
+    // One at a time took 7 a delivery (84); a run: horizon, claim, events, outcomes, then horizon and claim finding nothing.
+    expect(statements).toBeLessThanOrEqual(6);
+    const rows = await deliveries(hook.id);
+    // (Listed newest first by created_at: the events', all the same instant on this clock.)
+    expect(rows.map((r) => r.event_id).sort()).toEqual([...ids].sort());
+    for (const row of rows) {
+      expect(row).toMatchObject({ attempt: 1, status: 'succeeded', response_status: 200, error: null, next_attempt_at: null });
+      expect(row.duration_ms).toBeGreaterThanOrEqual(0);
+    }
+  });
+
+  it('a failure in the middle of a run: what came after it stays pending, unsent, and goes in order after the retry', async () => {
+    const hook = await webhook({});
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push(await card(`middle ${i}`));
+    // The third request fails.
+    receiver.statusFor = () => (receiver.received.length === 3 ? 500 : undefined);
+    expect(await deliverWebhooks(deps())).toEqual({ succeeded: 2, failed: 1 });
+    expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual(ids.slice(0, 3));
+    const rows = await t.database!.query<{ event_id: string; attempt: number; status: string; lease_until: string | null; next_attempt_at: string | null; created_at: string }>(
+      `select event_id, attempt, status, lease_until::text, next_attempt_at::text, created_at::text from webhook_deliveries where webhook_id = $1 order by xid, position, attempt`,
+      [hook.id],
+    );
+    expect(rows.map((r) => [r.event_id, r.attempt, r.status])).toEqual([
+      [ids[0], 1, 'succeeded'],
+      [ids[1], 1, 'succeeded'],
+      [ids[2], 1, 'failed'],
+      [ids[2], 2, 'pending'],
+      [ids[3], 1, 'pending'],
+      [ids[4], 1, 'pending'],
+    ]);
+    // Given back as they were: no lease, due when they were (their event's time).
+    for (const row of rows.slice(4)) {
+      expect(row.lease_until).toBeNull();
+      expect(row.next_attempt_at).toBe(row.created_at);
+    }
+    const failed = (await deliveries(hook.id)).find((r) => r.status === 'failed');
+    expect(failed).toMatchObject({ event_id: ids[2], response_status: 500, error: 'HTTP 500', next_attempt_at: at(LADDER[0]!).toISOString() });
+    // Before the retry is due, nothing goes: the later ones wait behind it.
+    receiver.statusFor = undefined;
+    now = at(LADDER[0]! - 1);
+    await deliverWebhooks(deps());
+    expect(receiver.received).toHaveLength(3);
+    now = at(1);
+    expect(await deliverWebhooks(deps())).toEqual({ succeeded: 3, failed: 0 });
+    expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([...ids.slice(0, 3), ...ids.slice(2)]);
+    expect((await t.api('GET', `/v1/webhooks/${hook.id}`)).body.failing_since).toBeNull();
   });
 
   it('redeliver: 202 with the new delivery, which sends the same webhook-id again', async () => {
