@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deliverWebhooks, type WebhookDeps } from '../jobs/webhook-deliveries.js';
 import { connect, type DbHandle } from '../src/db/connect.js';
 import type { ResolvedAddress } from '../src/domain/webhook-addresses.js';
-import { claimDueDeliveries, LEASE_MS } from '../src/domain/webhook-outbox.js';
+import { claimDueDeliveries, claimDueRuns, LEASE_MS, RUN_SIZE } from '../src/domain/webhook-outbox.js';
 import { startWebhookDeliveries } from '../src/queue/webhook-runner.js';
 import { Redis } from 'ioredis';
 import { startPrivateRedis } from './helpers/redis.js';
@@ -297,6 +297,41 @@ describe('webhook deliveries', () => {
     expect(await deliverWebhooks(deps())).toEqual({ succeeded: 3, failed: 0 });
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([...ids.slice(0, 3), ...ids.slice(2)]);
     expect((await t.api('GET', `/v1/webhooks/${hook.id}`)).body.failing_since).toBeNull();
+  });
+
+  it("a run that takes longer than a lease extends it: another worker sweeping meanwhile sends none of the run's attempts again", async () => {
+    const hook = await webhook({});
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push(await card(`long run ${i}`));
+    // Each attempt takes 20 s on the clock: the run's six outlast the first lease (60 s). While
+    // the fourth is sent (80 s in), a second worker sweeps.
+    let other: Promise<unknown> | undefined;
+    receiver.statusFor = () => {
+      now = at(20_000);
+      if (receiver.received.length === 4) other = deliverWebhooks(deps());
+      return undefined;
+    };
+    await deliverWebhooks(deps({ lanes: 1 }));
+    await other;
+    expect(other).toBeDefined();
+    expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual(ids);
+    const rows = await deliveries(hook.id);
+    expect(rows).toHaveLength(6);
+    expect(rows.every((r) => r.status === 'succeeded')).toBe(true);
+  });
+
+  it('a worker that died mid-run leaves the whole run to be sent again, in order, once its lease ends', async () => {
+    await webhook({});
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(await card(`crash in a run ${i}`));
+    const [run] = await claimDueRuns(t.server.db.db, now, 1, RUN_SIZE);
+    expect(run!.map((c) => c.event_id)).toEqual(ids);
+    now = at(LEASE_MS - 1);
+    await deliverWebhooks(deps());
+    expect(receiver.received).toHaveLength(0);
+    now = at(1);
+    await deliverWebhooks(deps());
+    expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual(ids);
   });
 
   it('redeliver: 202 with the new delivery, which sends the same webhook-id again', async () => {
