@@ -15,6 +15,7 @@ import { startPrivateRedis } from './helpers/redis.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
+import { connectTo } from './helpers/database.js';
 
 // Deliveries, from a receiver's point of view: signatures checked with the `standardwebhooks`
 // package, the retry ladder on an injected clock, crash safety, order, and two workers.
@@ -332,6 +333,39 @@ describe('webhook deliveries', () => {
     now = at(1);
     await deliverWebhooks(deps());
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual(ids);
+  });
+
+  it('a claim whose run lost its head to another worker meanwhile keeps none of it: the rest is given back, pending, unsent', async () => {
+    const hook = await webhook({});
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(await card(`raced ${i}`));
+    // Another worker's transaction holds the head (as one recording it would), and commits
+    // after the claim read the attempts: the claim waits for it, then finds the head taken.
+    const other = await connectTo(t.database!.url);
+    try {
+      await other.query('begin');
+      await other.query(`update webhook_deliveries set status = 'succeeded', updated_at = now() where webhook_id = $1 and event_id = $2`, [hook.id, ids[0]]);
+      const claiming = claimDueRuns(t.server.db.db, now, 1, RUN_SIZE);
+      await waitFor('the claim to wait for the head', async () => {
+        const [row] = await t.database!.query<{ n: string }>(`select count(*)::text as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%heads as%'`);
+        return row!.n === '1';
+      });
+      await other.query('commit');
+      expect(await claiming).toEqual([]);
+    } finally {
+      await other.end();
+    }
+    const rows = await t.database!.query<{ event_id: string; status: string; lease_until: string | null }>(
+      `select event_id, status, lease_until::text from webhook_deliveries where webhook_id = $1 order by xid, position`,
+      [hook.id],
+    );
+    expect(rows).toEqual([
+      { event_id: ids[0], status: 'succeeded', lease_until: null },
+      { event_id: ids[1], status: 'pending', lease_until: null },
+      { event_id: ids[2], status: 'pending', lease_until: null },
+    ]);
+    await deliverWebhooks(deps());
+    expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual(ids.slice(1));
   });
 
   it('redeliver: 202 with the new delivery, which sends the same webhook-id again', async () => {
