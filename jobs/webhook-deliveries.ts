@@ -70,15 +70,15 @@ async function sendRun(deps: WebhookDeps, claimed: ClaimedDelivery[], tally: Del
   let succeeded: SentAttempt[] = [];
   for (let i = 0; i < claimed.length; i++) {
     const claim = claimed[i]!;
-    const rest = claimed.slice(i).map((c) => c.id);
+    const rest = () => claimed.slice(i).map((c) => c.id);
     if (i > 0 && deps.stopping?.()) {
-      await finish(deps, { webhookId, lease, succeeded, rest, restTo: { release: true } });
+      await finish(deps, { webhookId, lease, succeeded, rest: rest(), restTo: { release: true } });
       return;
     }
     const now = deps.clock();
     if (Date.parse(toIso(lease)) - now.getTime() < timeoutMs + LEASE_MARGIN_MS) {
       const extended = new Date(now.getTime() + LEASE_MS).toISOString();
-      const kept = await finish(deps, { webhookId, lease, succeeded, rest, restTo: { extend: extended } });
+      const kept = await finish(deps, { webhookId, lease, succeeded, rest: rest(), restTo: { extend: extended } });
       succeeded = [];
       lease = extended;
       if (!kept) return;
@@ -91,7 +91,7 @@ async function sendRun(deps: WebhookDeps, claimed: ClaimedDelivery[], tally: Del
       continue;
     }
     tally.failed++;
-    await recordFailure(deps, { webhookId, lease, succeeded, rest: rest.slice(1), restTo: { release: true } }, { ...claim, lease_until: lease }, outcome, started);
+    await recordFailure(deps, { webhookId, lease, succeeded, rest: rest().slice(1), restTo: { release: true } }, { ...claim, lease_until: lease }, outcome, started);
     return;
   }
   if (succeeded.length > 0) await finish(deps, { webhookId, lease, succeeded, rest: [], restTo: { release: true } });

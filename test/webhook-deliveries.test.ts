@@ -368,6 +368,31 @@ describe('webhook deliveries', () => {
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual(ids.slice(1));
   });
 
+  it('a lane that stops mid-run records what it sent and gives the rest back, pending, unsent: sent in order by the next sweep', async () => {
+    const hook = await webhook({});
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push(await card(`stopped ${i}`));
+    let stopping = false;
+    receiver.statusFor = () => {
+      if (receiver.received.length === 2) stopping = true;
+      return undefined;
+    };
+    expect(await deliverWebhooks(deps({ lanes: 1, stopping: () => stopping }))).toEqual({ succeeded: 2, failed: 0 });
+    const rows = await t.database!.query<{ event_id: string; status: string; lease_until: string | null }>(
+      `select event_id, status, lease_until::text from webhook_deliveries where webhook_id = $1 order by xid, position`,
+      [hook.id],
+    );
+    expect(rows.map((r) => [r.event_id, r.status, r.lease_until])).toEqual([
+      [ids[0], 'succeeded', null],
+      [ids[1], 'succeeded', null],
+      [ids[2], 'pending', null],
+      [ids[3], 'pending', null],
+      [ids[4], 'pending', null],
+    ]);
+    await deliverWebhooks(deps());
+    expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual(ids);
+  });
+
   it('redeliver: 202 with the new delivery, which sends the same webhook-id again', async () => {
     const hook = await webhook({});
     const eventId = await card('again');
