@@ -129,18 +129,21 @@ export async function claimDueRuns(db: Kysely<Database>, now: Date, endpoints: n
         window w as (order by o.xid, o.position)
       ) r
       where r.ok
-    )
+    ),
+    -- One array: the attempts are then found through their key (a join with the run's rows
+    -- was planned as a hash join over every row of the table).
+    claim as (select array_agg(id) as ids, array_agg(rn) as rns from run)
     update webhook_deliveries d
     set status = 'sending', lease_until = ${lease}::timestamptz, updated_at = ${at}::timestamptz
-    from webhooks w, run, cfg
-    where w.id = d.webhook_id and d.id = run.id
+    from webhooks w, claim, cfg
+    where w.id = d.webhook_id and d.id = any(claim.ids)
       -- Checked again on the row as it is now: another worker may have claimed it since this
       -- statement's snapshot (the endpoint's lock, taken after that worker committed, does not
       -- make Postgres read the attempt again).
       and d.next_attempt_at <= ${at}::timestamptz
       and (d.status = 'pending' or (d.status = 'sending' and d.lease_until <= ${at}::timestamptz))
     returning d.id, d.webhook_id, d.event_id, d.event_seq::text as event_seq, d.attempt, d.position::text as position, d.xid::text as xid,
-              d.lease_until::text as lease_until, w.url, w.secret, run.rn::text as rn`.execute(db);
+              d.lease_until::text as lease_until, w.url, w.secret, claim.rns[array_position(claim.ids, d.id)]::text as rn`.execute(db);
   const byEndpoint = new Map<string, Array<ClaimedDelivery & { rn: string }>>();
   for (const row of rows) {
     const run = byEndpoint.get(row.webhook_id) ?? [];
