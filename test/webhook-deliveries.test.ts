@@ -1,19 +1,21 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { KyselyPlugin } from 'kysely';
 import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deliverWebhooks, type WebhookDeps } from '../jobs/webhook-deliveries.js';
 import { connect, type DbHandle } from '../src/db/connect.js';
 import type { ResolvedAddress } from '../src/domain/webhook-addresses.js';
-import { claimDueDeliveries, LEASE_MS } from '../src/domain/webhook-outbox.js';
+import { claimDueDeliveries, claimDueRuns, LEASE_MS, RUN_SIZE } from '../src/domain/webhook-outbox.js';
 import { startWebhookDeliveries } from '../src/queue/webhook-runner.js';
 import { Redis } from 'ioredis';
 import { startPrivateRedis } from './helpers/redis.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
+import { connectTo } from './helpers/database.js';
 
 // Deliveries, from a receiver's point of view: signatures checked with the `standardwebhooks`
 // package, the retry ladder on an injected clock, crash safety, order, and two workers.
@@ -229,6 +231,164 @@ describe('webhook deliveries', () => {
     // The first event's retry is due 5 s after it failed; the others waited behind it.
     now = at(LADDER[0]!);
     ids.push(await card('after up'));
+    await deliverWebhooks(deps());
+    expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual(ids);
+  });
+
+  it('a run of attempts to one endpoint goes in order, claimed, read and recorded in a few statements for all of them', async () => {
+    const hook = await webhook({});
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) ids.push(await card(`run ${i}`));
+    // Every statement the job sends through Kysely (transactions' begin and commit are not counted).
+    let statements = 0;
+    const counting: KyselyPlugin = {
+      transformQuery: (args) => {
+        statements++;
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    };
+    const result = await deliverWebhooks(deps({ db: t.server.db.db.withPlugin(counting), lanes: 1 }));
+    expect(result).toEqual({ succeeded: 12, failed: 0 });
+    expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual(ids);
+    // One at a time took 7 a delivery (84); a run: horizon, claim, events, outcomes, then horizon and claim finding nothing.
+    expect(statements).toBeLessThanOrEqual(6);
+    const rows = await deliveries(hook.id);
+    // (Listed newest first by created_at: the events', all the same instant on this clock.)
+    expect(rows.map((r) => r.event_id).sort()).toEqual([...ids].sort());
+    for (const row of rows) {
+      expect(row).toMatchObject({ attempt: 1, status: 'succeeded', response_status: 200, error: null, next_attempt_at: null });
+      expect(row.duration_ms).toBeGreaterThanOrEqual(0);
+    }
+  });
+
+  it('a failure in the middle of a run: what came after it stays pending, unsent, and goes in order after the retry', async () => {
+    const hook = await webhook({});
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push(await card(`middle ${i}`));
+    // The third request fails.
+    receiver.statusFor = () => (receiver.received.length === 3 ? 500 : undefined);
+    expect(await deliverWebhooks(deps())).toEqual({ succeeded: 2, failed: 1 });
+    expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual(ids.slice(0, 3));
+    const rows = await t.database!.query<{ event_id: string; attempt: number; status: string; lease_until: string | null; next_attempt_at: string | null; created_at: string }>(
+      `select event_id, attempt, status, lease_until::text, next_attempt_at::text, created_at::text from webhook_deliveries where webhook_id = $1 order by xid, position, attempt`,
+      [hook.id],
+    );
+    expect(rows.map((r) => [r.event_id, r.attempt, r.status])).toEqual([
+      [ids[0], 1, 'succeeded'],
+      [ids[1], 1, 'succeeded'],
+      [ids[2], 1, 'failed'],
+      [ids[2], 2, 'pending'],
+      [ids[3], 1, 'pending'],
+      [ids[4], 1, 'pending'],
+    ]);
+    // Given back as they were: no lease, due when they were (their event's time).
+    for (const row of rows.slice(4)) {
+      expect(row.lease_until).toBeNull();
+      expect(row.next_attempt_at).toBe(row.created_at);
+    }
+    const failed = (await deliveries(hook.id)).find((r) => r.status === 'failed');
+    expect(failed).toMatchObject({ event_id: ids[2], response_status: 500, error: 'HTTP 500', next_attempt_at: at(LADDER[0]!).toISOString() });
+    // Before the retry is due, nothing goes: the later ones wait behind it.
+    receiver.statusFor = undefined;
+    now = at(LADDER[0]! - 1);
+    await deliverWebhooks(deps());
+    expect(receiver.received).toHaveLength(3);
+    now = at(1);
+    expect(await deliverWebhooks(deps())).toEqual({ succeeded: 3, failed: 0 });
+    expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([...ids.slice(0, 3), ...ids.slice(2)]);
+    expect((await t.api('GET', `/v1/webhooks/${hook.id}`)).body.failing_since).toBeNull();
+  });
+
+  it("a run that takes longer than a lease extends it: another worker sweeping meanwhile sends none of the run's attempts again", async () => {
+    const hook = await webhook({});
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push(await card(`long run ${i}`));
+    // Each attempt takes 20 s on the clock: the run's six outlast the first lease (60 s). While
+    // the fourth is sent (80 s in), a second worker sweeps.
+    let other: Promise<unknown> | undefined;
+    receiver.statusFor = () => {
+      now = at(20_000);
+      if (receiver.received.length === 4) other = deliverWebhooks(deps());
+      return undefined;
+    };
+    await deliverWebhooks(deps({ lanes: 1 }));
+    await other;
+    expect(other).toBeDefined();
+    expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual(ids);
+    const rows = await deliveries(hook.id);
+    expect(rows).toHaveLength(6);
+    expect(rows.every((r) => r.status === 'succeeded')).toBe(true);
+  });
+
+  it('a worker that died mid-run leaves the whole run to be sent again, in order, once its lease ends', async () => {
+    await webhook({});
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(await card(`crash in a run ${i}`));
+    const [run] = await claimDueRuns(t.server.db.db, now, 1, RUN_SIZE);
+    expect(run!.map((c) => c.event_id)).toEqual(ids);
+    now = at(LEASE_MS - 1);
+    await deliverWebhooks(deps());
+    expect(receiver.received).toHaveLength(0);
+    now = at(1);
+    await deliverWebhooks(deps());
+    expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual(ids);
+  });
+
+  it('a claim whose run lost its head to another worker meanwhile keeps none of it: the rest is given back, pending, unsent', async () => {
+    const hook = await webhook({});
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(await card(`raced ${i}`));
+    // Another worker's transaction holds the head (as one recording it would), and commits
+    // after the claim read the attempts: the claim waits for it, then finds the head taken.
+    const other = await connectTo(t.database!.url);
+    try {
+      await other.query('begin');
+      await other.query(`update webhook_deliveries set status = 'succeeded', updated_at = now() where webhook_id = $1 and event_id = $2`, [hook.id, ids[0]]);
+      const claiming = claimDueRuns(t.server.db.db, now, 1, RUN_SIZE);
+      await waitFor('the claim to wait for the head', async () => {
+        const [row] = await t.database!.query<{ n: string }>(`select count(*)::text as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%heads as%'`);
+        return row!.n === '1';
+      });
+      await other.query('commit');
+      expect(await claiming).toEqual([]);
+    } finally {
+      await other.end();
+    }
+    const rows = await t.database!.query<{ event_id: string; status: string; lease_until: string | null }>(
+      `select event_id, status, lease_until::text from webhook_deliveries where webhook_id = $1 order by xid, position`,
+      [hook.id],
+    );
+    expect(rows).toEqual([
+      { event_id: ids[0], status: 'succeeded', lease_until: null },
+      { event_id: ids[1], status: 'pending', lease_until: null },
+      { event_id: ids[2], status: 'pending', lease_until: null },
+    ]);
+    await deliverWebhooks(deps());
+    expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual(ids.slice(1));
+  });
+
+  it('a lane that stops mid-run records what it sent and gives the rest back, pending, unsent: sent in order by the next sweep', async () => {
+    const hook = await webhook({});
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push(await card(`stopped ${i}`));
+    let stopping = false;
+    receiver.statusFor = () => {
+      if (receiver.received.length === 2) stopping = true;
+      return undefined;
+    };
+    expect(await deliverWebhooks(deps({ lanes: 1, stopping: () => stopping }))).toEqual({ succeeded: 2, failed: 0 });
+    const rows = await t.database!.query<{ event_id: string; status: string; lease_until: string | null }>(
+      `select event_id, status, lease_until::text from webhook_deliveries where webhook_id = $1 order by xid, position`,
+      [hook.id],
+    );
+    expect(rows.map((r) => [r.event_id, r.status, r.lease_until])).toEqual([
+      [ids[0], 'succeeded', null],
+      [ids[1], 'succeeded', null],
+      [ids[2], 'pending', null],
+      [ids[3], 'pending', null],
+      [ids[4], 'pending', null],
+    ]);
     await deliverWebhooks(deps());
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual(ids);
   });

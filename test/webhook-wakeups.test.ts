@@ -2,7 +2,7 @@ import pino from 'pino';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { claimDueDeliveries } from '../src/domain/webhook-outbox.js';
+import { claimDueDeliveries, claimDueRuns, LEASE_MS, RUN_SIZE } from '../src/domain/webhook-outbox.js';
 import { startWorker, type RunningWorker } from '../src/worker.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
@@ -98,6 +98,15 @@ describe('claiming an attempt', () => {
         return Number(rows[0]!.n);
       });
       expect(read).toBeLessThan(50);
+      // A run (once that claim's lease is over): the 50 at the front, not the 2,000.
+      const later = new Date(Date.now() + LEASE_MS + 1_000);
+      const runRead = await db.transaction().execute(async (trx) => {
+        const [run] = await claimDueRuns(trx, later, 1, RUN_SIZE);
+        expect(run).toHaveLength(RUN_SIZE);
+        const { rows } = await sql<{ n: string }>`select (pg_stat_get_xact_tuples_returned('webhook_deliveries'::regclass) + pg_stat_get_xact_tuples_fetched('webhook_deliveries'::regclass))::text as n`.execute(trx);
+        return Number(rows[0]!.n);
+      });
+      expect(runRead).toBeLessThan(4 * RUN_SIZE);
     } finally {
       await quiet.close();
     }

@@ -58,36 +58,128 @@ export interface ClaimedDelivery {
   secret: string;
 }
 
+/** How many attempts of one endpoint a lane claims, sends in order and records at once. */
+export const RUN_SIZE = 50;
+
 /**
- * Claims up to `limit` due attempts, at most one per endpoint: the earliest open one by
- * `(xid, position)` (so an endpoint gets its events in commit order, which is the order of
- * first attempts, and one that is down holds the rest until it answers), taken only once
- * every transaction older than its own has ended (one still running could yet commit an
- * earlier delivery): below the `eventHorizon`, read in a statement before. Due means pending with `next_attempt_at` reached, or
- * sending with an expired lease (its worker died mid-delivery: the same attempt goes again).
- *
- * Each endpoint's head is found through the open-attempts index (`webhook_deliveries_open`,
- * one probe per endpoint), and the endpoint's row is locked (`SKIP LOCKED`) while its head is
- * claimed, so two workers never claim one endpoint's head at once; the lease keeps them from
- * sending it twice after. (The first version looked for rows with no earlier open one, which
- * Postgres answered with a hash anti-join comparing every open row of an endpoint with every
- * other: 136 ms a claim at 2,000 waiting, seconds at 10,000.)
- *
- *   update webhook_deliveries d set status = 'sending', lease_until = …
- *   where d.id in (select c.id from webhooks h
- *                  cross join lateral (<h's open attempt of least (xid, position)>) c
- *                  where h.enabled and <c is due> and c.xid < <horizon> order by c.xid, c.position limit $limit
- *                  for no key update of h skip locked)
+ * Claims up to `limit` due attempts, at most one per endpoint (`claimDueRuns` with runs of one).
  */
 export async function claimDueDeliveries(db: Kysely<Database>, now: Date, limit: number): Promise<ClaimedDelivery[]> {
-  if (db.isTransaction) {
-    await asyncCommit(db);
-    return claimIn(db, now, limit);
+  return (await claimDueRuns(db, now, limit, 1)).flat();
+}
+
+/**
+ * Claims a run of due attempts for each of up to `endpoints` endpoints: the endpoint's open
+ * attempts in `(xid, position)` order from the earliest (its head), as many as are due and
+ * below the horizon before the first that is not, `runSize` at most. An endpoint gets its
+ * events in commit order, which is the order of first attempts, and one that is down holds
+ * the rest until it answers: the head is taken only once every transaction older than its own
+ * has ended (one still running could yet commit an earlier delivery), below the
+ * `eventHorizon`, read in a statement before. Due means pending with `next_attempt_at`
+ * reached, or sending with an expired lease (its worker died mid-delivery: the same attempt
+ * goes again). A run shares one lease (`lease_until`), which its lane extends while it sends.
+ *
+ * Each endpoint's head is found through the open-attempts index (`webhook_deliveries_open`,
+ * one probe per endpoint), its run by the same index (`runSize` rows at most), and the
+ * endpoint's row is locked (`SKIP LOCKED`) while its run is claimed, so two workers never
+ * claim one endpoint's attempts at once; the lease keeps them from sending them twice after.
+ * (The first version looked for rows with no earlier open one, which Postgres answered with a
+ * hash anti-join comparing every open row of an endpoint with every other: 136 ms a claim at
+ * 2,000 waiting, seconds at 10,000.)
+ *
+ * Outside a transaction, the claim is one statement after the horizon's, its commit
+ * asynchronous (`set_config('synchronous_commit', 'off', true)` inside it: see `asyncCommit`).
+ * Returned: one array per endpoint, in send order.
+ */
+export async function claimDueRuns(db: Kysely<Database>, now: Date, endpoints: number, runSize: number): Promise<ClaimedDelivery[][]> {
+  const at = now.toISOString();
+  const lease = new Date(now.getTime() + LEASE_MS).toISOString();
+  const horizon = await eventHorizon(db);
+  const { rows } = await sql<ClaimedDelivery & { rn: string }>`
+    with cfg as (${bookkeeping(db)}),
+    heads as (
+      select h.id from webhooks h
+      cross join lateral (
+        select o.status, o.next_attempt_at, o.lease_until, o.position, o.xid from webhook_deliveries o
+        where o.webhook_id = h.id and o.status in ('pending', 'sending')
+        order by o.xid, o.position
+        limit 1
+      ) c
+      where h.enabled
+        and c.next_attempt_at <= ${at}::timestamptz
+        and (c.status = 'pending' or c.lease_until <= ${at}::timestamptz)
+        and c.xid < cast(${horizon} as xid8)
+      order by c.xid, c.position
+      limit ${endpoints}
+      for no key update of h skip locked
+    ),
+    run as (
+      select r.id, r.rn from heads
+      cross join lateral (
+        select o.id, row_number() over w as rn,
+               bool_and(o.next_attempt_at <= ${at}::timestamptz
+                        and (o.status = 'pending' or o.lease_until <= ${at}::timestamptz)
+                        and o.xid < cast(${horizon} as xid8)) over w as ok
+        from (
+          select o.id, o.status, o.next_attempt_at, o.lease_until, o.position, o.xid from webhook_deliveries o
+          where o.webhook_id = heads.id and o.status in ('pending', 'sending')
+          order by o.xid, o.position
+          limit ${runSize}
+        ) o
+        window w as (order by o.xid, o.position)
+      ) r
+      where r.ok
+    ),
+    -- One array: the attempts are then found through their key (a join with the run's rows
+    -- was planned as a hash join over every row of the table).
+    claim as (select array_agg(id) as ids, array_agg(rn) as rns from run)
+    update webhook_deliveries d
+    set status = 'sending', lease_until = ${lease}::timestamptz, updated_at = ${at}::timestamptz
+    from webhooks w, claim, cfg
+    where w.id = d.webhook_id and d.id = any(claim.ids)
+      -- Checked again on the row as it is now: another worker may have claimed it since this
+      -- statement's snapshot (the endpoint's lock, taken after that worker committed, does not
+      -- make Postgres read the attempt again).
+      and d.next_attempt_at <= ${at}::timestamptz
+      and (d.status = 'pending' or (d.status = 'sending' and d.lease_until <= ${at}::timestamptz))
+    returning d.id, d.webhook_id, d.event_id, d.event_seq::text as event_seq, d.attempt, d.position::text as position, d.xid::text as xid,
+              d.lease_until::text as lease_until, w.url, w.secret, claim.rns[array_position(claim.ids, d.id)]::text as rn`.execute(db);
+  const byEndpoint = new Map<string, Array<ClaimedDelivery & { rn: string }>>();
+  for (const row of rows) {
+    const run = byEndpoint.get(row.webhook_id) ?? [];
+    run.push(row);
+    byEndpoint.set(row.webhook_id, run);
   }
-  return db.transaction().execute(async (trx) => {
-    await asyncCommit(trx);
-    return claimIn(trx, now, limit);
-  });
+  const runs: ClaimedDelivery[][] = [];
+  const broken: string[] = [];
+  for (const run of byEndpoint.values()) {
+    run.sort((a, b) => Number(a.rn) - Number(b.rn));
+    // Only a run that starts at the head and leaves no gap is kept. Rows of the run that were
+    // claimed (or recorded) by another worker since this statement's snapshot were skipped by
+    // the check above; what is left after them must not go before them: it is given back.
+    if (run.every((row, i) => Number(row.rn) === i + 1)) runs.push(run.map(({ rn: _rn, ...claim }) => claim));
+    else broken.push(...run.map((row) => row.id));
+  }
+  if (broken.length > 0) await releaseClaimed(db, broken, lease, at);
+  return runs;
+}
+
+/**
+ * The first statement of the delivery bookkeeping's own statements (a claim, a run's
+ * outcomes), as a CTE they join: outside a transaction, the statement is its own transaction,
+ * and commits asynchronously (see `asyncCommit`); inside one, the caller decides.
+ */
+function bookkeeping(db: Kysely<Database>) {
+  return db.isTransaction ? sql`select null::text as v` : sql`select set_config('synchronous_commit', 'off', true) as v`;
+}
+
+/** Gives claimed attempts back unsent: pending again, due when they were, the lease cleared. */
+async function releaseClaimed(db: Kysely<Database>, ids: string[], lease: string, at: string): Promise<void> {
+  await sql`
+    with cfg as (${bookkeeping(db)})
+    update webhook_deliveries d set status = 'pending', lease_until = null, updated_at = ${at}::timestamptz
+    from cfg
+    where d.id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)) and d.status = 'sending' and d.lease_until = ${lease}::timestamptz`.execute(db);
 }
 
 /**
@@ -95,45 +187,73 @@ export async function claimDueDeliveries(db: Kysely<Database>, now: Date, limit:
  * delivery job's own bookkeeping only (a claim, an attempt's outcome): a crash can lose the
  * last few of those, which leaves an attempt `sending` until its lease ends and then sends it
  * again, as delivery at least once allows. Two flushes per delivery were its whole cost (the
- * bench measured 9 deliveries a second to one endpoint on a loaded machine).
+ * bench measured 9 deliveries a second to one endpoint on a loaded machine). Statements of
+ * their own transaction do the same with `set_config` in the statement (`bookkeeping`).
  */
 export async function asyncCommit(trx: Kysely<Database>): Promise<void> {
   await sql`set local synchronous_commit = off`.execute(trx);
 }
 
-async function claimIn(db: Kysely<Database>, now: Date, limit: number): Promise<ClaimedDelivery[]> {
+/** A sent attempt of a run, succeeded, to record. */
+export interface SentAttempt {
+  id: string;
+  responseStatus: number | null;
+  durationMs: number;
+  /** When it ended: the row's `updated_at`. */
+  at: string;
+}
+
+/** What recording part of a run did. */
+export interface RecordedRun {
+  /** Successes recorded (fewer than given when the lease was lost: another worker took the run over). */
+  succeeded: number;
+  /** Unsent attempts given back or kept with the new lease (fewer than given when the lease was lost). */
+  rest: number;
+}
+
+/**
+ * Records the successes of part of a run (one endpoint's attempts, one lease) and what becomes
+ * of its attempts not yet sent, in one statement: the successes (each with its own status,
+ * duration and time) end the endpoint's failure streak; the rest is either given back (`release`:
+ * pending again, due when they were, the lease cleared, for a lane that stops or met a failure)
+ * or kept under a new lease (`extend`: the run goes on). Only the lease's holder records.
+ */
+export async function recordRun(
+  db: Kysely<Database>,
+  run: { webhookId: string; lease: string; succeeded: SentAttempt[]; rest: string[]; restTo: { release: true } | { extend: string } },
+  now: Date,
+): Promise<RecordedRun> {
+  if (run.succeeded.length === 0 && run.rest.length === 0) return { succeeded: 0, rest: 0 };
   const at = now.toISOString();
-  const lease = new Date(now.getTime() + LEASE_MS).toISOString();
-  const horizon = await eventHorizon(db);
-  const { rows } = await sql<ClaimedDelivery>`
-    update webhook_deliveries d
-    set status = 'sending', lease_until = ${lease}::timestamptz, updated_at = ${at}::timestamptz
-    from webhooks w
-    where w.id = d.webhook_id
-      -- Checked again on the row as it is now: another worker may have claimed it since this
-      -- statement's snapshot (the endpoint's lock, taken after that worker committed, does not
-      -- make Postgres read the attempt again).
-      and d.next_attempt_at <= ${at}::timestamptz
-      and (d.status = 'pending' or (d.status = 'sending' and d.lease_until <= ${at}::timestamptz))
-      and d.id in (
-        select c.id from webhooks h
-        cross join lateral (
-          select o.id, o.status, o.next_attempt_at, o.lease_until, o.position, o.xid from webhook_deliveries o
-          where o.webhook_id = h.id and o.status in ('pending', 'sending')
-          order by o.xid, o.position
-          limit 1
-        ) c
-        where h.enabled
-          and c.next_attempt_at <= ${at}::timestamptz
-          and (c.status = 'pending' or c.lease_until <= ${at}::timestamptz)
-          and c.xid < cast(${horizon} as xid8)
-        order by c.xid, c.position
-        limit ${limit}
-        for no key update of h skip locked
-      )
-    returning d.id, d.webhook_id, d.event_id, d.event_seq::text as event_seq, d.attempt, d.position::text as position, d.xid::text as xid,
-              d.lease_until::text as lease_until, w.url, w.secret`.execute(db);
-  return rows;
+  const done = JSON.stringify(run.succeeded.map((s) => ({ id: s.id, response_status: s.responseStatus, duration_ms: s.durationMs, at: s.at })));
+  const rest = JSON.stringify(run.rest);
+  const release = 'release' in run.restTo;
+  const extendTo = 'extend' in run.restTo ? run.restTo.extend : null;
+  const { rows } = await sql<{ succeeded: number; rest: number }>`
+    with cfg as (${bookkeeping(db)}),
+    done as (
+      update webhook_deliveries d
+      set status = 'succeeded', response_status = v.response_status, duration_ms = v.duration_ms, error = null,
+          next_attempt_at = null, lease_until = null, updated_at = v.at
+      from jsonb_to_recordset(${done}::jsonb) as v(id text, response_status integer, duration_ms integer, at timestamptz), cfg
+      where d.id = v.id and d.status = 'sending' and d.lease_until = ${run.lease}::timestamptz
+      returning d.id
+    ),
+    healed as (
+      update webhooks set failing_since = null
+      where id = ${run.webhookId} and failing_since is not null and exists (select 1 from done)
+    ),
+    rest as (
+      update webhook_deliveries d
+      set status = case when ${release} then 'pending' else d.status end,
+          lease_until = case when ${release} then null else ${extendTo}::timestamptz end,
+          updated_at = ${at}::timestamptz
+      from cfg
+      where d.id in (select jsonb_array_elements_text(${rest}::jsonb)) and d.status = 'sending' and d.lease_until = ${run.lease}::timestamptz
+      returning d.id
+    )
+    select (select count(*) from done)::int as succeeded, (select count(*) from rest)::int as rest`.execute(db);
+  return rows[0] ?? { succeeded: 0, rest: 0 };
 }
 
 /**
