@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deliverWebhooks, type WebhookDeps } from '../jobs/webhook-deliveries.js';
 import { connect, type DbHandle } from '../src/db/connect.js';
 import type { ResolvedAddress } from '../src/domain/webhook-addresses.js';
-import { claimDueDeliveries, claimDueRuns, LEASE_MS, RUN_SIZE } from '../src/domain/webhook-outbox.js';
+import { claimDueRuns, LEASE_MS, RUN_SIZE } from '../src/domain/webhook-outbox.js';
 import { startWebhookDeliveries } from '../src/queue/webhook-runner.js';
 import { Redis } from 'ioredis';
 import { startPrivateRedis } from './helpers/redis.js';
@@ -200,7 +200,7 @@ describe('webhook deliveries', () => {
     const hook = await webhook({});
     const eventId = await card('crash');
     // A worker claims the attempt and dies before it records anything (as a killed process does).
-    const [claimed] = await claimDueDeliveries(t.server.db.db, now, 1);
+    const [claimed] = (await claimDueRuns(t.server.db.db, now, 1, 1)).flat();
     expect(claimed!.event_id).toBe(eventId);
     expect((await deliveries(hook.id))[0]!.status).toBe('sending');
     // While its lease holds, nobody else sends it.

@@ -2,7 +2,7 @@ import pino from 'pino';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { claimDueDeliveries, claimDueRuns, LEASE_MS, RUN_SIZE } from '../src/domain/webhook-outbox.js';
+import { claimDueRuns, LEASE_MS, RUN_SIZE } from '../src/domain/webhook-outbox.js';
 import { startWorker, type RunningWorker } from '../src/worker.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
@@ -91,7 +91,7 @@ describe('claiming an attempt', () => {
       await t.database!.query('analyze webhook_deliveries');
       const db = quiet.server.db.db;
       const read = await db.transaction().execute(async (trx) => {
-        const [claim] = await claimDueDeliveries(trx, new Date(), 1);
+        const [claim] = (await claimDueRuns(trx, new Date(), 1, 1)).flat();
         expect(claim?.webhook_id).toBe(made.body.id);
         // This transaction's own counts: rows a scan returned and rows fetched through an index.
         const { rows } = await sql<{ n: string }>`select (pg_stat_get_xact_tuples_returned('webhook_deliveries'::regclass) + pg_stat_get_xact_tuples_fetched('webhook_deliveries'::regclass))::text as n`.execute(trx);

@@ -67,14 +67,10 @@ export async function authenticateSession(db: Kysely<Database>, secret: string, 
  * Re-reads a session inside a write's own transaction (as `confirmPrincipal` does for
  * tokens): a session ended or idled out in any process, whose member is gone, or whose
  * token was revoked or expired, writes nothing, and the write runs with the member's current
- * role (under the session's ceiling) and the scopes it allows.
+ * role (under the session's ceiling) and the scopes it allows. `lock`, when given, is taken
+ * in the same statement (see `confirmPrincipal`).
  */
-export async function confirmSession(db: Kysely<Database>, principal: Principal, sessionId: string, now: Date): Promise<Principal> {
-  return (await confirmSessionLocking(db, principal, sessionId, now)).principal;
-}
-
-/** `confirmSession`, taking `lock` in the same statement (see `confirmPrincipalLocking`). */
-export async function confirmSessionLocking(
+export async function confirmSession(
   db: Kysely<Database>,
   principal: Principal,
   sessionId: string,

@@ -117,16 +117,12 @@ export async function authenticateToken(db: Kysely<Database>, token: string, now
  * where tokens.org_id = $1 and tokens.id = $2 and tokens.revoked_at is null
  * ```
  */
-export async function confirmPrincipal(db: Kysely<Database>, principal: Principal, now: Date): Promise<Principal> {
-  return (await confirmPrincipalLocking(db, principal, now)).principal;
-}
-
 /**
- * `confirmPrincipal`, taking `lock` (a transaction lock's expression, true when taken) in the
- * same statement: one round trip less for a write with an Idempotency-Key. `locked` is
- * undefined when no statement was needed (a caller with no token).
+ * `lock` (a transaction lock's expression, true when taken), when given, is taken in the same
+ * statement: one round trip less for a write with an Idempotency-Key. `locked` is undefined
+ * when no statement was needed (a caller with no token).
  */
-export async function confirmPrincipalLocking(
+export async function confirmPrincipal(
   db: Kysely<Database>,
   principal: Principal,
   now: Date,

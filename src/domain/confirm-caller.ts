@@ -1,7 +1,7 @@
 import type { Kysely, RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { confirmPrincipalLocking } from './authenticate.js';
-import { confirmSessionLocking } from './authenticate-session.js';
+import { confirmPrincipal } from './authenticate.js';
+import { confirmSession } from './authenticate-session.js';
 import type { Principal } from './context.js';
 
 /**
@@ -18,6 +18,6 @@ export async function confirmCaller(db: Kysely<Database>, principal: Principal, 
  * statement, one round trip less; `locked` is undefined when no statement was made (Slack).
  */
 export function confirmCallerLocking(db: Kysely<Database>, principal: Principal, now: Date, lock?: RawBuilder<boolean>): Promise<{ principal: Principal; locked?: boolean }> {
-  if (principal.sessionId !== undefined) return confirmSessionLocking(db, principal, principal.sessionId, now, lock);
-  return confirmPrincipalLocking(db, principal, now, lock);
+  if (principal.sessionId !== undefined) return confirmSession(db, principal, principal.sessionId, now, lock);
+  return confirmPrincipal(db, principal, now, lock);
 }

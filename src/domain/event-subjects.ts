@@ -74,8 +74,7 @@ const orgWide = (data: object, ref: string | null = null, cardId: string | null 
 const cardSnapshot = (card: Awaited<ReturnType<typeof getCard>>): Snapshot => orgWide(card, card.ref, card.id);
 
 /** Types whose snapshot is their read operation's answer as is: an operation answering one gives its "after" without a read. */
-export const ANSWERED_TYPES = ['card'] as const;
-export type AnsweredType = (typeof ANSWERED_TYPES)[number];
+export type AnsweredType = 'card';
 
 /** The snapshot of a card from an answer that is the card as `getCard` reads it (`loadCard`). */
 export function snapshotOfAnswer(_type: AnsweredType, answer: Record<string, unknown>): Snapshot {

@@ -30,7 +30,7 @@ export const LEASE_MS = 60_000;
  *   order by e.seq, w.id
  *
  * The delivery's `xid` is its transaction's, as its event's: claims go in `(xid, position)`
- * order, once no older transaction is running (`claimDueDeliveries`), so an endpoint gets
+ * order, once no older transaction is running (`claimDueRuns`), so an endpoint gets
  * its events in commit order.
  */
 export const queueDeliveriesOfWritten = sql`
@@ -60,13 +60,6 @@ export interface ClaimedDelivery {
 
 /** How many attempts of one endpoint a lane claims, sends in order and records at once. */
 export const RUN_SIZE = 50;
-
-/**
- * Claims up to `limit` due attempts, at most one per endpoint (`claimDueRuns` with runs of one).
- */
-export async function claimDueDeliveries(db: Kysely<Database>, now: Date, limit: number): Promise<ClaimedDelivery[]> {
-  return (await claimDueRuns(db, now, limit, 1)).flat();
-}
 
 /**
  * Claims a run of due attempts for each of up to `endpoints` endpoints: the endpoint's open
@@ -173,13 +166,25 @@ function bookkeeping(db: Kysely<Database>) {
   return db.isTransaction ? sql`select null::text as v` : sql`select set_config('synchronous_commit', 'off', true) as v`;
 }
 
-/** Gives claimed attempts back unsent: pending again, due when they were, the lease cleared. */
-async function releaseClaimed(db: Kysely<Database>, ids: string[], lease: string, at: string): Promise<void> {
-  await sql`
-    with cfg as (${bookkeeping(db)})
-    update webhook_deliveries d set status = 'pending', lease_until = null, updated_at = ${at}::timestamptz
+/**
+ * Claimed attempts not sent, still under `lease`: given back (`extendTo` null: pending again,
+ * due when they were, the lease cleared) or kept under a new lease. A statement or a CTE.
+ */
+function unsentRest(ids: readonly string[], lease: string, at: string, extendTo: string | null) {
+  const release = extendTo === null;
+  return sql`
+    update webhook_deliveries d
+    set status = case when ${release} then 'pending' else d.status end,
+        lease_until = case when ${release} then null else ${extendTo}::timestamptz end,
+        updated_at = ${at}::timestamptz
     from cfg
-    where d.id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)) and d.status = 'sending' and d.lease_until = ${lease}::timestamptz`.execute(db);
+    where d.id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)) and d.status = 'sending' and d.lease_until = ${lease}::timestamptz
+    returning d.id`;
+}
+
+/** Gives claimed attempts back unsent (a run broken by another worker's claim). */
+async function releaseClaimed(db: Kysely<Database>, ids: string[], lease: string, at: string): Promise<void> {
+  await sql`with cfg as (${bookkeeping(db)}) ${unsentRest(ids, lease, at, null)}`.execute(db);
 }
 
 /**
@@ -226,8 +231,6 @@ export async function recordRun(
   if (run.succeeded.length === 0 && run.rest.length === 0) return { succeeded: 0, rest: 0 };
   const at = now.toISOString();
   const done = JSON.stringify(run.succeeded.map((s) => ({ id: s.id, response_status: s.responseStatus, duration_ms: s.durationMs, at: s.at })));
-  const rest = JSON.stringify(run.rest);
-  const release = 'release' in run.restTo;
   const extendTo = 'extend' in run.restTo ? run.restTo.extend : null;
   const { rows } = await sql<{ succeeded: number; rest: number }>`
     with cfg as (${bookkeeping(db)}),
@@ -243,15 +246,7 @@ export async function recordRun(
       update webhooks set failing_since = null
       where id = ${run.webhookId} and failing_since is not null and exists (select 1 from done)
     ),
-    rest as (
-      update webhook_deliveries d
-      set status = case when ${release} then 'pending' else d.status end,
-          lease_until = case when ${release} then null else ${extendTo}::timestamptz end,
-          updated_at = ${at}::timestamptz
-      from cfg
-      where d.id in (select jsonb_array_elements_text(${rest}::jsonb)) and d.status = 'sending' and d.lease_until = ${run.lease}::timestamptz
-      returning d.id
-    )
+    rest as (${unsentRest(run.rest, run.lease, at, extendTo)})
     select (select count(*) from done)::int as succeeded, (select count(*) from rest)::int as rest`.execute(db);
   return rows[0] ?? { succeeded: 0, rest: 0 };
 }
