@@ -56,7 +56,12 @@ describe('events are recorded by the write path', () => {
     await step('revokeToken', ['token.revoked'], () => ok('DELETE', `/v1/tokens/${token.answer.id}`));
     await step('deleteMember', ['member.removed'], () => ok('DELETE', `/v1/members/${member.answer.id}`));
 
+    const me = (await ok('GET', '/v1/me')).member.id as string;
     const snippet = await step('createSnippet', ['snippet.created'], () => ok('POST', '/v1/snippets', { type: 'sql', name: 'Ev snippet', body: 'select 1', visibility: 'team' }));
+    // Its "after" is its answer (`answers`), exactly as getSnippet reads it, and seen by the whole organization.
+    expect(snippet.rows[0]).toMatchObject({ audience: 'org', member_id: null, data: await ok('GET', `/v1/snippets/${snippet.answer.id}`) });
+    const secret = await step('createSnippet', ['snippet.created'], () => ok('POST', '/v1/snippets', { type: 'sql', name: 'Ev private', body: 'select 0', visibility: 'private' }));
+    expect(secret.rows[0]).toMatchObject({ audience: 'owner', member_id: me, data: await ok('GET', `/v1/snippets/${secret.answer.id}`) });
     const updated = await step('updateSnippet', ['snippet.updated'], () => ok('PATCH', `/v1/snippets/${snippet.answer.slug}`, { body: 'select 2' }));
     expect(updated.rows[0]!.changes).toMatchObject({ body: ['select 1', 'select 2'], version: [1, 2] });
     await step('rotateSnippetLink', ['snippet.link_rotated'], () => ok('POST', `/v1/snippets/${snippet.answer.id}/link`));
@@ -72,7 +77,11 @@ describe('events are recorded by the write path', () => {
     const criterion = await step('addCriterion', ['criterion.created'], () => ok('POST', `/v1/cards/${card.answer.ref}/criteria`, { title: 'two' }));
     expect(criterion.rows[0]!.subject_ref).toBe(card.answer.ref);
     const todo = await step('createTodo', ['todo.created', 'criterion.created'], () => ok('POST', '/v1/todos', { title: 'three', card_id: card.answer.ref }));
-    await step('completeTodo', ['todo.completed', 'criterion.updated'], () => ok('POST', `/v1/todos/${todo.answer.id}/done`));
+    // A todo's "after" is its answer, its owner's alone: the caller's, as listTodos reads it.
+    const listed = async (id: string) => ((await ok('GET', '/v1/todos?limit=100')).data as { id: string }[]).find((x) => x.id === id);
+    expect(todo.rows[0]).toMatchObject({ audience: 'owner', member_id: me, card_id: card.answer.id, data: await listed(todo.answer.id) });
+    const done = await step('completeTodo', ['todo.completed', 'criterion.updated'], () => ok('POST', `/v1/todos/${todo.answer.id}/done`));
+    expect(done.rows[0]).toMatchObject({ audience: 'owner', member_id: me, card_id: card.answer.id, data: await listed(todo.answer.id), changes: { done: [false, true] } });
     await step('reopenTodo', ['todo.reopened', 'criterion.updated'], () => ok('POST', `/v1/todos/${todo.answer.id}/reopen`));
     await step('updateTodo', ['todo.updated', 'criterion.updated'], () => ok('PATCH', `/v1/todos/${todo.answer.id}`, { title: 'three!' }));
     await step('updateCriterion', ['criterion.updated', 'todo.completed'], () =>

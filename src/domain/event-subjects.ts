@@ -74,11 +74,38 @@ const orgWide = (data: object, ref: string | null = null, cardId: string | null 
 const cardSnapshot = (card: Awaited<ReturnType<typeof getCard>>): Snapshot => orgWide(card, card.ref, card.id);
 
 /** Types whose snapshot is their read operation's answer as is: an operation answering one gives its "after" without a read. */
-export type AnsweredType = 'card';
+export type AnsweredType = 'card' | 'todo' | 'snippet';
 
-/** The snapshot of a card from an answer that is the card as `getCard` reads it (`loadCard`). */
-export function snapshotOfAnswer(_type: AnsweredType, answer: Record<string, unknown>): Snapshot {
-  return cardSnapshot(answer as unknown as Awaited<ReturnType<typeof getCard>>);
+/** What an event about a todo records beside it: every todo is its owner's alone. */
+const todoSnapshot = (data: Record<string, unknown>, memberId: string): Snapshot => ({
+  data,
+  ref: null,
+  cardId: typeof data.card_id === 'string' ? data.card_id : null,
+  audience: 'owner',
+  memberId,
+});
+
+/** What an event about a snippet records beside it: a private one is its author's alone. */
+const snippetSnapshot = (data: Record<string, unknown>, createdBy: string): Snapshot =>
+  data.visibility === 'private' ? { data, ref: null, cardId: null, audience: 'owner', memberId: createdBy } : orgWide(data);
+
+/**
+ * The snapshot of a thing from an answer that is the thing as its reader reads it: a card as
+ * `getCard` reads it (`loadCard`), a todo as `presentTodo` answers it to its owner, a snippet as
+ * `presentSnippet` does, for the snippet the caller has just made. The owner is the caller: todo
+ * writes change only the caller's own todos, and only a new snippet is surely the caller's (an
+ * edit by another member may make a team snippet private: its owner is then its author, whom
+ * the answer does not name, so `updateSnippet` reads it).
+ */
+export function snapshotOfAnswer(ctx: Ctx, type: AnsweredType, answer: Record<string, unknown>): Snapshot {
+  switch (type) {
+    case 'card':
+      return cardSnapshot(answer as unknown as Awaited<ReturnType<typeof getCard>>);
+    case 'todo':
+      return todoSnapshot(answer, ctx.principal.memberId);
+    case 'snippet':
+      return snippetSnapshot(answer, ctx.principal.memberId);
+  }
 }
 
 const readers: Record<SubjectType, Reader | undefined> = {
@@ -99,8 +126,7 @@ const readers: Record<SubjectType, Reader | undefined> = {
       .where('id', '=', id)
       .where((eb) => eb.or([eb('org_id', '=', orgId), eb.and([eb('org_id', 'is', null), eb('member_id', '=', memberId)])]))
       .executeTakeFirst();
-    if (!row) return undefined;
-    return { data: presentTodo(row, await callerCalendar(ctx)), ref: null, cardId: row.card_id, audience: 'owner', memberId: row.member_id };
+    return row && todoSnapshot(presentTodo(row, await callerCalendar(ctx)) as unknown as Record<string, unknown>, row.member_id);
   },
   async milestone(ctx, id) {
     const milestone = await present(getMilestoneStatus(ctx, { ref: id }));
@@ -108,9 +134,7 @@ const readers: Record<SubjectType, Reader | undefined> = {
   },
   async snippet(ctx, id) {
     const row = await present(loadSnippet(ctx, id));
-    if (!row) return undefined;
-    const data = presentSnippet(ctx, row);
-    return row.visibility === 'private' ? { data, ref: null, cardId: null, audience: 'owner', memberId: row.created_by } : orgWide(data);
+    return row && snippetSnapshot(presentSnippet(ctx, row) as unknown as Record<string, unknown>, row.created_by);
   },
   async board(ctx, id) {
     const board = await present(findBoard(ctx.db, ctx.principal.orgId, id));

@@ -45,4 +45,16 @@ describe('due filters and due_state', () => {
     expect(dueState('2026-03-22', false, cal)).toBe('later');
     expect(dueState(null, false, cal)).toBe('none');
   });
+
+  it('turns the calendar at the zone’s midnight, to the millisecond, though it works one out once a minute', () => {
+    // Kathmandu is UTC+05:45: its midnight of 16 March is 18:15 UTC on the 15th.
+    const before = new Date('2026-03-15T18:14:59.999Z');
+    const at = new Date('2026-03-15T18:15:00.000Z');
+    expect(dueCalendar(before, 'Asia/Kathmandu')).toEqual({ today: '2026-03-15', weekEnd: '2026-03-21' });
+    expect(dueCalendar(at, 'Asia/Kathmandu')).toEqual({ today: '2026-03-16', weekEnd: '2026-03-22' });
+    expect(dueCalendar(before, 'Asia/Kathmandu').today).toBe('2026-03-15');
+    // Another zone at the same minute has its own calendar; a clock going back is answered too.
+    expect(dueCalendar(at, 'UTC').today).toBe('2026-03-15');
+    expect(dueCalendar(new Date('2026-01-01T00:00:00Z'), 'Asia/Kathmandu').today).toBe('2026-01-01');
+  });
 });

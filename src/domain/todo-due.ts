@@ -101,9 +101,23 @@ export interface DueCalendar {
   weekEnd: string;
 }
 
+/** The last calendar worked out per zone, with the minute it is for. */
+const calendars = new Map<string, { minute: number; cal: DueCalendar }>();
+
+/**
+ * The calendar at `now` in `tz`. A day begins on a whole minute in every zone in use (offsets
+ * are whole minutes), so one calendar holds for its whole minute: it is worked out once per
+ * zone and minute (every todo answer asks for it, and the zone arithmetic is not cheap).
+ */
 export function dueCalendar(now: Date, tz: string | null): DueCalendar {
-  const week = dueRange('week', now, tz);
-  return { today: week.from!, weekEnd: week.to! };
+  const zone = zoneOrUtc(tz);
+  const minute = Math.floor(now.getTime() / 60_000);
+  const known = calendars.get(zone);
+  if (known?.minute === minute) return known.cal;
+  const week = dueRange('week', now, zone);
+  const cal = Object.freeze({ today: week.from!, weekEnd: week.to! });
+  calendars.set(zone, { minute, cal });
+  return cal;
 }
 
 /** The calendar of the caller (their zone by the one rule) at the Ctx's clock. */

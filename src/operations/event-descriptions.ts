@@ -57,7 +57,7 @@ export const eventDescriptions: Readonly<Record<string, EventDescription>> = {
   createToken: { makes: made('token') },
   revokeToken: { touches: one('token') },
 
-  createSnippet: { makes: made('snippet') },
+  createSnippet: { makes: made('snippet'), answers: 'snippet' },
   updateSnippet: { touches: one('snippet') },
   deleteSnippet: { touches: one('snippet') },
   rotateSnippetLink: { touches: one('snippet') },
@@ -88,10 +88,10 @@ export const eventDescriptions: Readonly<Record<string, EventDescription>> = {
   applyGithubPullRequest: { touches: (ctx, input) => deliveryCards(ctx, input as unknown as PullRequestDelivery) },
 
   // An existing criterion it mirrors takes its title.
-  createTodo: { touches: (_ctx, input) => (input.criterion_id === undefined ? [] : [{ type: 'criterion', id: text(input, 'criterion_id') }]), makes: made('todo') },
-  completeTodo: { touches: one('todo') },
-  reopenTodo: { touches: one('todo') },
-  updateTodo: { touches: one('todo') },
+  createTodo: { touches: (_ctx, input) => (input.criterion_id === undefined ? [] : [{ type: 'criterion', id: text(input, 'criterion_id') }]), makes: made('todo'), answers: 'todo' },
+  completeTodo: { touches: one('todo'), answers: 'todo' },
+  reopenTodo: { touches: one('todo'), answers: 'todo' },
+  updateTodo: { touches: one('todo'), answers: 'todo' },
   deleteTodo: { touches: one('todo') },
 
   createMilestone: { makes: made('milestone') },

@@ -98,7 +98,7 @@ export async function withEvents<T>(ctx: Ctx, op: OperationCore, input: Record<s
   const queue = [...watched.values()];
   for (const { key, before } of queue) {
     // The write answered this very thing as its reader would read it now: no need to read it again.
-    const after = answered === key.type && fields?.id === key.id ? snapshotOfAnswer(answered, fields) : await snapshot(ctx, key);
+    const after = answered === key.type && fields?.id === key.id ? snapshotOfAnswer(ctx, answered, fields) : await snapshot(ctx, key);
     // What it made may be linked to more (a todo made mirroring a criterion): those come next.
     if (after && !before) {
       for (const k of linkedTo(key, after)) {
