@@ -1,5 +1,5 @@
-import type { Kysely } from 'kysely';
-import type { Database, WorkflowStatus } from '../db/schema.js';
+import type { ExpressionBuilder, Kysely } from 'kysely';
+import type { BoardsTable, CardsTable, Database, WorkflowStatus } from '../db/schema.js';
 import { notFound } from './errors.js';
 import { hasIdPrefix } from './ids.js';
 
@@ -19,6 +19,28 @@ export function parseCardRef(value: string): CardRef | undefined {
 
 export function formatCardRef(prefix: string, number: number): string {
   return `${prefix}-${number}`;
+}
+
+/** What a card key names: an id (`crd_…`) or a ref; 404 `card_not_found` for anything else. */
+function cardKey(key: string): { id: string } | CardRef {
+  if (hasIdPrefix(key, 'crd')) return { id: key };
+  const ref = parseCardRef(key);
+  if (!ref) throw notFound('card', key);
+  return ref;
+}
+
+/** Cards as `c` joined to their boards as `b`, as card reads select them. */
+type CardsWithBoards = { c: CardsTable; b: BoardsTable };
+
+/**
+ * The condition that finds the card `key` names in `cards as c` joined to `boards as b`: by id,
+ * or by the ref with the board's organization too (boards_org_prefix (org_id, ref_prefix)
+ * finds the board). Throws 404 for a key that is neither.
+ */
+export function cardKeyIs(orgId: string, key: string) {
+  const by = cardKey(key);
+  return (eb: ExpressionBuilder<CardsWithBoards, 'c' | 'b'>) =>
+    'id' in by ? eb('c.id', '=', by.id) : eb.and([eb('b.org_id', '=', orgId), eb('b.ref_prefix', '=', by.prefix), eb('c.number', '=', by.number)]);
 }
 
 /** What a write needs to know about a card it is about to change. */
@@ -45,14 +67,7 @@ export async function findCard(db: Kysely<Database>, orgId: string, key: string,
     .innerJoin('boards as b', 'b.id', 'c.board_id')
     .select(['c.id', 'c.board_id', 'b.gated', 'c.workflow_status'])
     .where('c.org_id', '=', orgId);
-  if (hasIdPrefix(key, 'crd')) {
-    q = q.where('c.id', '=', key);
-  } else {
-    const ref = parseCardRef(key);
-    if (!ref) throw notFound('card', key);
-    // The board's organization too: boards_org_prefix (org_id, ref_prefix) finds the board.
-    q = q.where('b.org_id', '=', orgId).where('b.ref_prefix', '=', ref.prefix).where('c.number', '=', ref.number);
-  }
+  q = q.where(cardKeyIs(orgId, key));
   if (lock) q = q.forUpdate('c');
   const row = await q.executeTakeFirst();
   if (!row) throw notFound('card', key);

@@ -6,7 +6,7 @@ import { branchName } from './branch-name.js';
 import { boardKey, boardsByKey, findBoard } from './boards.js';
 import { ME, memberIdOf } from './card-assignees.js';
 import { cardJson, cardsJoined, cardsWithDetails } from './card-query.js';
-import { findCard, formatCardRef } from './card-refs.js';
+import { cardKeyIs, findCard, formatCardRef } from './card-refs.js';
 import type { Ctx } from './context.js';
 import { notFound } from './errors.js';
 import { id, key, label, markdownText, pageQuery } from './fields.js';
@@ -101,8 +101,10 @@ export async function loadCard(ctx: Ctx, cardId: string): Promise<Card> {
 
 /** A card by id or ref (`ENG-42`): what `GET /cards/{id}` and `/card ENG-42` show. */
 export async function getCard(ctx: Ctx, input: z.infer<typeof cardKeyInput>): Promise<Card> {
-  const card = await findCard(ctx.db, ctx.principal.orgId, input.id);
-  return loadCard(ctx, card.id);
+  // One statement, by id or ref, as `findCard` finds it.
+  const row = await cardsWithDetails(ctx.db, ctx.principal.orgId).where(cardKeyIs(ctx.principal.orgId, input.id)).executeTakeFirst();
+  if (!row) throw notFound('card', input.id);
+  return presentCard(row);
 }
 
 /**
