@@ -122,9 +122,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     // New events: the streams' feed reads them; webhook deliveries and channel posts (once started, below) look for their work.
     eventNotifications = await listenForEvents(
       db,
-      () => {
+      (what) => {
         built.feed.poke();
-        webhooks?.wake();
+        // Only events that queued deliveries give the webhooks work (the claim and the horizon it needs cost a few statements).
+        if (what.deliveries) webhooks?.wake();
         channelPosts?.poke();
         jobs?.eventsCommitted?.();
       },

@@ -52,7 +52,7 @@ export async function startWorker(config: Config, options: WorkerOptions = {}): 
     // Board subscriptions' card threads (with Slack only).
     const channelPosts = work === false || !deps.slack ? undefined : startChannelPosts({ ...deps, appUrl: config.appUrl });
     // Events committed by any process: their deliveries, thread posts and notifications go out now, not at the next poll.
-    const notifications = webhooks || channelPosts || work !== false ? await listenForEvents(db, () => { webhooks?.wake(); channelPosts?.poke(); jobs.eventsCommitted?.(); }, log) : undefined;
+    const notifications = webhooks || channelPosts || work !== false ? await listenForEvents(db, (what) => { if (what.deliveries) webhooks?.wake(); channelPosts?.poke(); jobs.eventsCommitted?.(); }, log) : undefined;
     let closing: Promise<void> | undefined;
     return {
       db,

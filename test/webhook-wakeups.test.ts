@@ -2,6 +2,7 @@ import pino from 'pino';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
+import { listenForEvents, type Committed } from '../src/db/event-notifications.js';
 import { claimDueRuns, LEASE_MS, RUN_SIZE } from '../src/domain/webhook-outbox.js';
 import { startWorker, type RunningWorker } from '../src/worker.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -58,6 +59,27 @@ describe('webhook deliveries wake up', () => {
     const second = await card('woken again');
     await waitFor('the second delivery', () => arrived('/now').includes(second), { timeoutMs: 10_000 });
     expect(arrived('/now')).toEqual([first, second]);
+  });
+
+  it('only for events that queued deliveries: a change no endpoint hears wakes no sweep', async () => {
+    const heard: Committed[] = [];
+    const listening = await listenForEvents(t.server.db, (what) => heard.push(what), log);
+    try {
+      // Listening begins as if deliveries were queued (what was missed before is not known).
+      await waitFor('listening', () => heard.length === 1, { timeoutMs: 10_000 });
+      expect(heard.splice(0)).toEqual([{ deliveries: true }]);
+      // A personal todo is its owner's alone: no endpoint is told of it.
+      await webhook('/cards-only');
+      expect((await t.api('POST', '/v1/todos', { body: { title: 'nobody hears' } })).status).toBe(201);
+      await waitFor('the todo event', () => heard.length === 1, { timeoutMs: 10_000 });
+      expect(heard).toEqual([{ deliveries: false }]);
+      const id = await card('an endpoint hears');
+      await waitFor('the card event', () => heard.length === 2, { timeoutMs: 10_000 });
+      expect(heard[1]).toEqual({ deliveries: true });
+      await waitFor('its delivery', () => arrived('/cards-only').includes(id), { timeoutMs: 10_000 });
+    } finally {
+      await listening.stop();
+    }
   });
 
   it('when a retry falls due (5 s after a failure), not at the poll', async () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
-import { EVENTS_CHANNEL } from '../db/event-notifications.js';
+import { DELIVERIES_QUEUED, EVENTS_CHANNEL } from '../db/event-notifications.js';
 import type { Database, EventsTable } from '../db/schema.js';
 import { FACES, type Ctx } from './context.js';
 import { SUBJECT_TYPES, type Snapshot, type SubjectKey } from './event-subjects.js';
@@ -142,7 +142,7 @@ export async function insertEvents(ctx: Ctx, drafts: readonly EventDraft[], key?
  *   with written as (insert into events (…) select … from jsonb_to_recordset($rows) as r(…, n) order by r.n returning …),
  *        queued as (<queueDeliveriesOfWritten>),
  *        stored as (<storeKeyRecord>)
- *   select pg_notify('tack_events', max(seq)::text) from written
+ *   select pg_notify('tack_events', max(seq)::text || <' deliveries' when any were queued>) from written
  */
 export async function writeEvents(db: Kysely<Database>, rows: readonly EventValues[], key?: KeyRecord): Promise<void> {
   const stored = key ? sql`, stored as (${storeKeyRecord(key)})` : sql``;
@@ -155,7 +155,7 @@ export async function writeEvents(db: Kysely<Database>, rows: readonly EventValu
       order by r.n
       returning seq, org_id, type, audience, created_at
     ), queued as (${queueDeliveriesOfWritten})${stored}
-    select pg_notify(${EVENTS_CHANNEL}, max(seq)::text) from written`.execute(db);
+    select pg_notify(${EVENTS_CHANNEL}, max(seq)::text || case when exists (select from queued) then ${DELIVERIES_QUEUED} else '' end) from written`.execute(db);
 }
 
 export type EventRow = Selectable<EventsTable>;

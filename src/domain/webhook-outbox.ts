@@ -41,7 +41,8 @@ export const queueDeliveriesOfWritten = sql`
     join webhooks w on w.org_id = e.org_id and w.enabled
     where e.audience <> 'owner'
       and exists (select 1 from unnest(w.events) p where p = '*' or p = e.type or (right(p, 1) = '.' and left(e.type, length(p)) = p))
-    order by e.seq, w.id`;
+    order by e.seq, w.id
+    returning webhook_id`;
 
 /** An attempt a worker has claimed: what to send, where, signed with what. */
 export interface ClaimedDelivery {
