@@ -3,6 +3,7 @@ import type { Database, NotificationsTable } from '../db/schema.js';
 import type { EventConsumer } from './event-consumers.js';
 import { eventId, type EventRow } from './events.js';
 import { newId } from './ids.js';
+import { mentionedIds } from './mentions.js';
 import { notificationSettings, type NotificationKind } from './notification-kinds.js';
 import { toIso } from './time.js';
 
@@ -11,7 +12,8 @@ import { toIso } from './time.js';
  * event consumer, in the transaction that moves its cursor:
  *
  * - `assigned`: a card created, updated or moved with you newly among its assignees;
- * - `mentioned`: a comment created or edited whose body newly has `@mem_<you>`;
+ * - `mentioned`: a comment created or edited whose body newly has `@mem_<you>`, or a card
+ *   created or changed whose description newly has it (you were not in the one before);
  * - `card_activity`: a card you are assigned moved, or commented on;
  * - `agent_requests`: an agent's refused move to done (any face) on a card you are assigned,
  *   nobody assigned: the board's creator.
@@ -31,12 +33,18 @@ interface CardFacts {
   boardId: string | null;
 }
 
-const MENTION = /@(mem_[a-z0-9]{16})\b/g;
 const EXCERPT_MAX = 200;
 
-/** The member ids a comment body mentions (`@mem_…`), each once. */
-export function mentionsIn(body: unknown): Set<string> {
-  return new Set(typeof body === 'string' ? [...body.matchAll(MENTION)].map((m) => m[1]!) : []);
+/** The member ids a stored comment body or card description mentions (`@mem_…`), each once. */
+export function mentionsIn(text: unknown): Set<string> {
+  return new Set(typeof text === 'string' ? mentionedIds(text) : []);
+}
+
+/** The members a written text newly mentions: in it now and not in what it was before the event. */
+function newMentions(row: EventRow, field: string, created: boolean): string[] {
+  const before = created ? new Set<string>() : mentionsIn(changeOf(row, field)?.[0]);
+  const now = created ? dataOf(row)[field] : changeOf(row, field)?.[1];
+  return [...mentionsIn(now)].filter((m) => !before.has(m));
 }
 
 function excerpt(text: unknown): string {
@@ -104,6 +112,11 @@ function draftsOf(row: EventRow, cards: Map<string, CardFacts>, creators: Map<st
     const before = new Set(row.type === 'card.created' ? [] : assignees ? strings(assignees[0]) : card.assignees);
     const newly = card.assignees.filter((m) => !before.has(m));
     const drafts: Draft[] = newly.map((memberId) => ({ memberId, kind: 'assigned', detail: 'assigned you' }));
+    const mentioned = newMentions(row, 'description', row.type === 'card.created');
+    if (mentioned.length > 0) {
+      const said = excerpt(data.description);
+      for (const memberId of mentioned) drafts.push({ memberId, kind: 'mentioned', detail: `mentioned you in the description: ${said}` });
+    }
     if (row.type === 'card.moved') {
       const detail = `moved it to ${statusWords(data.workflow_status)}`;
       for (const memberId of card.assignees) if (!newly.includes(memberId)) drafts.push({ memberId, kind: 'card_activity', detail });
@@ -114,8 +127,7 @@ function draftsOf(row: EventRow, cards: Map<string, CardFacts>, creators: Map<st
     const cardId = row.card_id ?? (typeof data.card_id === 'string' ? data.card_id : undefined);
     const card = cardId ? cards.get(cardId) : undefined;
     if (!card) return undefined;
-    const before = row.type === 'comment.updated' ? mentionsIn(changeOf(row, 'body')?.[0]) : new Set<string>();
-    const mentioned = [...mentionsIn(data.body)].filter((m) => !before.has(m));
+    const mentioned = newMentions(row, 'body', row.type === 'comment.created');
     const said = excerpt(data.body);
     const drafts: Draft[] = mentioned.map((memberId) => ({ memberId, kind: 'mentioned', detail: `mentioned you: ${said}` }));
     if (row.type === 'comment.created') {
