@@ -7,6 +7,7 @@ import { dmChannelOf, startFakeSlack, type FakeSlack } from './helpers/fake-slac
 import { jobDeps, slackEnv } from './helpers/jobs.js';
 import { createSecondOrg, type OtherOrg } from './helpers/second-org.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { slackClient } from './helpers/slack-request.js';
 
 /**
  * Mentions in a card's description (contract §11): stored as `@mem_…` as a comment's are, on
@@ -81,7 +82,8 @@ describe('mentions in a card’s description', () => {
     const toAda = await mentions(ada.id, made.id);
     expect(toAda).toHaveLength(1);
     expect(toAda[0]).toMatchObject({ card_ref: made.ref, actor_name: 'Bob' });
-    expect(toAda[0]!.detail).toMatch(/^mentioned you in the description: /);
+    // Its excerpt shows names (of this organization's members only), not ids.
+    expect(toAda[0]!.detail).toBe(`mentioned you in the description: @Ada Lovelace, @Bob, @Cy Quiet and @${other.memberId}: please look`);
     expect(await mentions(bob.id, made.id)).toHaveLength(0);
     expect(await mentions(cy.id, made.id)).toHaveLength(0);
     expect(await mentions(other.memberId, made.id)).toHaveLength(0);
@@ -121,6 +123,23 @@ describe('mentions in a card’s description', () => {
     await pass();
     expect(await mentions(ada.id, made.id)).toHaveLength(2);
     expect(await mentions(cy.id, made.id)).toHaveLength(1);
+  });
+
+  it('Slack /card shows the description’s mentions as names, and a comment’s notification names them too', async () => {
+    const made = await ok('POST', '/v1/cards', { board: slug, title: 'Slack view', description: `Over to @ada and @${other.memberId}` }, bob.token);
+    const response_url = fake.responseUrl();
+    const slack = slackClient(t.url, 'jobs-secret');
+    expect((await slack.command({ command: '/card', text: made.ref, response_url, user_id: 'U0BOB' }, { timestamp: Math.floor(now.getTime() / 1000) })).status).toBe(200);
+    const reply = await fake.waitFor((c) => c.path === new URL(response_url).pathname);
+    const text = JSON.stringify(reply.body.blocks);
+    expect(text).toContain('Over to @Ada Lovelace and @');
+    expect(text).not.toContain(ada.id);
+
+    const comment = await ok('POST', `/v1/cards/${made.ref}/comments`, { body: 'thanks @Ada Lovelace' }, bob.token);
+    expect(comment.body).toBe(`thanks @${ada.id}`);
+    await pass();
+    const details = (await mentions(ada.id, made.id)).map((n) => n.detail).sort();
+    expect(details).toEqual(['mentioned you in the description: Over to @Ada Lovelace and @' + other.memberId, 'mentioned you: thanks @Ada Lovelace']);
   });
 
   it('a comment edit that keeps its body mentions nobody anew', async () => {

@@ -3,7 +3,7 @@ import type { Database, NotificationsTable } from '../db/schema.js';
 import type { EventConsumer } from './event-consumers.js';
 import { eventId, type EventRow } from './events.js';
 import { newId } from './ids.js';
-import { mentionedIds } from './mentions.js';
+import { mentionedIds, mentionsAsNames } from './mentions.js';
 import { notificationSettings, type NotificationKind } from './notification-kinds.js';
 import { toIso } from './time.js';
 
@@ -47,8 +47,12 @@ function newMentions(row: EventRow, field: string, created: boolean): string[] {
   return [...mentionsIn(now)].filter((m) => !before.has(m));
 }
 
-function excerpt(text: unknown): string {
-  const flat = typeof text === 'string' ? text.replace(/\s+/g, ' ').trim() : '';
+/** The names of the members each organization's texts mention, by organization and id. */
+type MentionNames = Map<string, Map<string, string>>;
+
+/** A comment's or description's first words, its mentions as the members' names (of the event's organization only). */
+function excerpt(text: unknown, names: ReadonlyMap<string, string> = new Map()): string {
+  const flat = typeof text === 'string' ? mentionsAsNames(text, names).replace(/\s+/g, ' ').trim() : '';
   const chars = [...flat];
   return chars.length > EXCERPT_MAX ? `${chars.slice(0, EXCERPT_MAX - 1).join('')}…` : flat;
 }
@@ -83,6 +87,21 @@ async function commentCards(trx: Kysely<Database>, rows: readonly EventRow[]): P
   return facts;
 }
 
+/** The names of the members the comments and descriptions of a batch mention, read once, by organization. */
+async function mentionNames(trx: Kysely<Database>, rows: readonly EventRow[]): Promise<MentionNames> {
+  const ids = new Set<string>();
+  for (const row of rows) {
+    const data = dataOf(row);
+    const text = row.type.startsWith('comment.') ? data.body : row.type.startsWith('card.') ? data.description : undefined;
+    for (const id of mentionsIn(text)) ids.add(id);
+  }
+  const names: MentionNames = new Map();
+  if (ids.size === 0) return names;
+  const members = await trx.selectFrom('members').select(['id', 'org_id', 'name']).where('id', 'in', [...ids]).execute();
+  for (const m of members) names.set(m.org_id, (names.get(m.org_id) ?? new Map()).set(m.id, m.name));
+  return names;
+}
+
 /** Who made each board an agent's refusal with nobody assigned is about. */
 async function boardCreators(trx: Kysely<Database>, boardIds: readonly string[]): Promise<Map<string, string>> {
   if (boardIds.length === 0) return new Map();
@@ -98,8 +117,9 @@ export function isAgentRequest(row: Pick<EventRow, 'type' | 'actor_agent' | 'fac
 }
 
 /** What one event asks to tell whom (before the never-rules and settings are applied). */
-function draftsOf(row: EventRow, cards: Map<string, CardFacts>, creators: Map<string, string>): { card: CardFacts; drafts: Draft[] } | undefined {
+function draftsOf(row: EventRow, cards: Map<string, CardFacts>, creators: Map<string, string>, names: MentionNames): { card: CardFacts; drafts: Draft[] } | undefined {
   const data = dataOf(row);
+  const orgNames = names.get(row.org_id);
   if (row.type === 'card.created' || row.type === 'card.updated' || row.type === 'card.moved' || row.type === 'card.move_refused') {
     const card: CardFacts = { title: String(data.title ?? ''), ref: row.subject_ref, assignees: strings(data.assignee_ids), boardId: typeof data.board_id === 'string' ? data.board_id : null };
     if (row.type === 'card.move_refused') {
@@ -114,7 +134,7 @@ function draftsOf(row: EventRow, cards: Map<string, CardFacts>, creators: Map<st
     const drafts: Draft[] = newly.map((memberId) => ({ memberId, kind: 'assigned', detail: 'assigned you' }));
     const mentioned = newMentions(row, 'description', row.type === 'card.created');
     if (mentioned.length > 0) {
-      const said = excerpt(data.description);
+      const said = excerpt(data.description, orgNames);
       for (const memberId of mentioned) drafts.push({ memberId, kind: 'mentioned', detail: `mentioned you in the description: ${said}` });
     }
     if (row.type === 'card.moved') {
@@ -128,7 +148,7 @@ function draftsOf(row: EventRow, cards: Map<string, CardFacts>, creators: Map<st
     const card = cardId ? cards.get(cardId) : undefined;
     if (!card) return undefined;
     const mentioned = newMentions(row, 'body', row.type === 'comment.created');
-    const said = excerpt(data.body);
+    const said = excerpt(data.body, orgNames);
     const drafts: Draft[] = mentioned.map((memberId) => ({ memberId, kind: 'mentioned', detail: `mentioned you: ${said}` }));
     if (row.type === 'comment.created') {
       for (const memberId of card.assignees) if (!mentioned.includes(memberId)) drafts.push({ memberId, kind: 'card_activity', detail: `commented: ${said}` });
@@ -149,9 +169,10 @@ export async function storeNotifications(trx: Kysely<Database>, rows: readonly E
   const cards = await commentCards(trx, seen);
   const refusedBoards = seen.filter(isAgentRequest).map((r) => dataOf(r).board_id).filter((b): b is string => typeof b === 'string');
   const creators = await boardCreators(trx, refusedBoards);
+  const names = await mentionNames(trx, seen);
   const planned: { row: EventRow; card: CardFacts; draft: Draft }[] = [];
   for (const row of seen) {
-    const made = draftsOf(row, cards, creators);
+    const made = draftsOf(row, cards, creators, names);
     for (const draft of made?.drafts ?? []) {
       // Never the one who made the change; an agent's refused request goes to the human it acts for too.
       if (draft.memberId === row.actor_member_id && draft.kind !== 'agent_requests') continue;
