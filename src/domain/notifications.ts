@@ -87,13 +87,16 @@ async function commentCards(trx: Kysely<Database>, rows: readonly EventRow[]): P
   return facts;
 }
 
-/** The names of the members the comments and descriptions of a batch mention, read once, by organization. */
+/**
+ * The names of the members mentioned in the texts a batch's notifications quote (comments,
+ * and descriptions that newly mention someone), read once, by organization.
+ */
 async function mentionNames(trx: Kysely<Database>, rows: readonly EventRow[]): Promise<MentionNames> {
   const ids = new Set<string>();
   for (const row of rows) {
     const data = dataOf(row);
-    const text = row.type.startsWith('comment.') ? data.body : row.type.startsWith('card.') ? data.description : undefined;
-    for (const id of mentionsIn(text)) ids.add(id);
+    const quoted = row.type === 'comment.created' || row.type === 'comment.updated' ? data.body : newMentions(row, 'description', row.type === 'card.created').length > 0 ? data.description : undefined;
+    for (const id of mentionsIn(quoted)) ids.add(id);
   }
   const names: MentionNames = new Map();
   if (ids.size === 0) return names;
