@@ -1,4 +1,5 @@
 import { UsageError, type CommandHandler } from '../src/slack/command-context.js';
+import { mentionNames } from '../src/slack/mention-names.js';
 import { countCommentsOp } from '../src/operations/comments.js';
 import { cardMovedView, cardView } from '../src/slack/views/cards.js';
 import { withCardLinks } from '../src/slack/views/card-links.js';
@@ -35,7 +36,9 @@ export const cardCommand: CommandHandler = async (text, ctx) => {
   if (cmd.kind === 'show') {
     const card = await ctx.call('getCard', { id: cmd.ref });
     const { count } = await ctx.call(countCommentsOp, { id: card.id });
-    return withCardLinks(cardView(card, { comments: count }), (await ctx.call('listCardLinks', { id: card.id })).data);
+    const names = await mentionNames(ctx.call, card.description);
+    return withCardLinks(cardView(card, { comments: count, names }), (await ctx.call('listCardLinks', { id: card.id })).data);
   }
-  return cardMovedView(await ctx.call('moveCard', { id: cmd.ref, workflow_status: cmd.status }));
+  const moved = await ctx.call('moveCard', { id: cmd.ref, workflow_status: cmd.status });
+  return cardMovedView(moved, await mentionNames(ctx.call, moved.description));
 };

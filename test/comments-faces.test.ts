@@ -28,7 +28,7 @@ const tack = (args: string[], input?: string) =>
   runTack(args, { input, env: { HOME: home, XDG_CONFIG_HOME: join(home, 'config'), TACK_URL: t.url, TACK_TOKEN: t.token } });
 
 describe('comments on every face', () => {
-  it('CLI: tack cards comment, comments list/update/delete, and a description piped in', async () => {
+  it('CLI: tack cards comment, comments list/update/delete, and a description piped in (its mention stored as @mem_…)', async () => {
     const b = await board(t, { name: 'Cli talk', slug: 'clitalk', ref_prefix: 'CLT' });
     const c = await card(t, { board: b.slug });
     const ada = await memberWithToken(t, { name: 'Ada Cli' });
@@ -43,9 +43,9 @@ describe('comments on every face', () => {
     const listed = await tack(['comments', 'list', c.ref, '--json']);
     expect(JSON.parse(listed.stdout).data.map((x: { body: string }) => x.body)).toEqual(['Merged']);
 
-    const described = await tack(['cards', 'update', c.ref, '--description', '-', '--json'], '# Plan\n\n- one\n');
+    const described = await tack(['cards', 'update', c.ref, '--description', '-', '--json'], '# Plan\n\n- one for @Ada Cli\n');
     expect(described.code, described.stderr).toBe(0);
-    expect((await t.api('GET', `/v1/cards/${c.id}`)).body.description).toBe('# Plan\n\n- one\n');
+    expect((await t.api('GET', `/v1/cards/${c.id}`)).body.description).toBe(`# Plan\n\n- one for @${ada.id}\n`);
 
     const blank = await tack(['cards', 'comment', c.ref, '   ']);
     expect(blank.code).not.toBe(0);

@@ -5,7 +5,7 @@ import { startWebFixture, type WebFixture } from './helpers/web-server.js';
 
 /**
  * The card page's description and timeline (contract §11): the description's Markdown is
- * rendered with no raw HTML and no link but http, https and mailto; a comment added in the
+ * rendered with no raw HTML and no link but http, https and mailto, its mentions as names; a comment added in the
  * page shows in the timeline beside a move made by another client through /v1.
  */
 
@@ -45,9 +45,16 @@ describe('the card page', { timeout: 120_000 }, () => {
     await description.getByText('click me').click();
     expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: boolean }).__pwned ?? false)).toBe(false);
 
-    // A comment from the page, mentioning a member with the picker.
+    // A mention in the description (stored as @mem_…) shows the member's name, not the id.
     const members = (await fx.server.api('GET', '/v1/members?limit=100')).body.data as { id: string; name: string }[];
     const other = members.find((m) => m.name !== 'Owner') ?? members[0]!;
+    expect((await fx.server.api('PATCH', `/v1/cards/${card.id}`, { body: { description: `${HOSTILE}\n\nOver to @${other.id} for review` } })).status).toBe(200);
+    await page.reload();
+    await description.getByText('for review').waitFor();
+    expect(await description.textContent()).toContain(`Over to @${other.name} for review`);
+    expect(await description.textContent()).not.toContain(other.id);
+
+    // A comment from the page, mentioning a member with the picker.
     const box = page.getByLabel('Add a comment');
     await box.fill('Shipping it, ');
     await page.getByLabel('Mention a member').selectOption(other.id);

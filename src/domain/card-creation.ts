@@ -9,6 +9,7 @@ import { criterionTitle, insertCriteria } from './criteria.js';
 import { notFound } from './errors.js';
 import { key } from './fields.js';
 import { keyLookup, newId } from './ids.js';
+import { storeMentions } from './mentions.js';
 import { findMilestoneId } from './milestones.js';
 import { dueDate } from './todo-due.js';
 import { WORKFLOW_STATUSES } from '../vocabulary.js';
@@ -34,7 +35,8 @@ export const createCardInput = z.object({
  * and one write with an idempotency key does what a creation and a move did in two. The
  * number comes from the board's counter row, incremented in this transaction: the row lock
  * makes concurrent creations on one board take 1, 2, 3… in turn, and a rolled-back creation
- * (a refused gate too) gives its number back.
+ * (a refused gate too) gives its number back. `@name` mentions in the description are stored
+ * as `@mem_…`, as a comment's are.
  *
  * ```sql
  * update boards set next_ref = next_ref + 1 where org_id = $1 and id = $2 returning id, gated, next_ref - 1
@@ -65,7 +67,7 @@ export async function createCard(ctx: Ctx, input: z.infer<typeof createCardInput
       board_id: board.id,
       number: board.number,
       title: input.title,
-      description: input.description ?? null,
+      description: input.description == null ? null : await storeMentions(ctx.db, orgId, input.description),
       ...(input.workflow_status === undefined ? {} : { workflow_status: input.workflow_status }),
       due_on: input.due_on ?? null,
       milestone_id: milestoneId,

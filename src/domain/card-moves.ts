@@ -11,12 +11,13 @@ import { scopeRefusal, writerRefusal } from './permissions.js';
 import { key } from './fields.js';
 import { dueDate } from './todo-due.js';
 import { findMilestoneId } from './milestones.js';
+import { storeMentions } from './mentions.js';
 
 export const moveCardInput = z.object({
   id: cardKey,
   workflow_status: z.enum(WORKFLOW_STATUSES).optional().describe('Any state to any state; done on a gated board needs a human'),
   title: cardTitle.optional(),
-  description: cardDescription.optional().describe('Markdown, at most 20000 characters (Unicode code points); null clears it'),
+  description: cardDescription.optional().describe('Markdown, at most 20000 characters (Unicode code points); `@name` or `@mem_…` mentions a member and is stored as `@mem_…`; null clears it'),
   due_on: dueDate.nullable().optional().describe('A date as YYYY-MM-DD, or today or tomorrow in your time zone; null clears it'),
   milestone: key('milestone').nullable().optional().describe('Milestone ref; null takes the card out'),
   assignee_ids: assigneeIds.optional().describe('Replaces the assignees: member ids; `me` is you'),
@@ -75,7 +76,8 @@ export function movesOn(principal: Principal, gated: boolean): CardMoves {
 /**
  * Moves a card (any state to any state) and changes its title, due date, milestone or
  * assignees. The gate is checked before anything is written, so a refused move changes
- * nothing that came with it either.
+ * nothing that came with it either. `@name` mentions in a new description are stored as
+ * `@mem_…`, as a comment's are.
  */
 export async function moveCard(ctx: Ctx, input: z.infer<typeof moveCardInput>): Promise<Card> {
   const orgId = ctx.principal.orgId;
@@ -85,7 +87,7 @@ export async function moveCard(ctx: Ctx, input: z.infer<typeof moveCardInput>): 
   const patch: Updateable<CardsTable> = {};
   if (input.workflow_status !== undefined) patch.workflow_status = input.workflow_status;
   if (input.title !== undefined) patch.title = input.title;
-  if (input.description !== undefined) patch.description = input.description;
+  if (input.description !== undefined) patch.description = input.description === null ? null : await storeMentions(ctx.db, orgId, input.description);
   if (input.due_on !== undefined) patch.due_on = input.due_on;
   if (input.milestone !== undefined) {
     patch.milestone_id = input.milestone === null ? null : await findMilestoneId(ctx.db, orgId, input.milestone);

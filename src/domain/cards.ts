@@ -23,7 +23,7 @@ export const cardSchema = z.object({
   board_id: z.string(),
   title: z.string(),
   workflow_status: z.enum(WORKFLOW_STATUSES),
-  description: z.string().nullable().describe('Markdown; render it without raw HTML, with links only to http, https and mailto; null: none'),
+  description: z.string().nullable().describe('Markdown; a mention is `@mem_…` (show the member’s name); render it without raw HTML, with links only to http, https and mailto; null: none'),
   gated: z.boolean().describe("The board's gate: a move to done needs a human caller"),
   criteria_done: z.number().int(),
   criteria_total: z.number().int(),
@@ -38,8 +38,10 @@ export type Card = z.infer<typeof cardSchema>;
 
 export const cardKey = key('card').describe('Card id (crd_…) or ref (ENG-42)');
 export const cardTitle = label(300);
-/** A card's description (contract §11): Markdown, up to 20,000 code points; null clears it. */
-export const cardDescription = markdownText(20_000).nullable();
+/** A card's description (contract §11): Markdown, up to 20,000 code points, mentions as a comment's; null clears it. */
+export const cardDescription = markdownText(20_000)
+  .describe('Markdown, at most 20000 characters (Unicode code points); `@name` or `@mem_…` mentions a member and is stored as `@mem_…`')
+  .nullable();
 
 export const listCardsInput = z.object({
   ...pageQuery,

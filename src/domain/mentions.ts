@@ -78,3 +78,15 @@ export function writeMentions(body: string, members: readonly Named[]): string {
   }
   return out + resolveIn(body.slice(last), names);
 }
+
+/**
+ * A stored text with each `@mem_…` of a member in `names` written `@Name`, for the faces
+ * that show plain text (Slack's description lines, a notification's excerpt); an id not in
+ * `names` (a member removed, or of another organization) stays as stored.
+ */
+export function mentionsAsNames(text: string, names: ReadonlyMap<string, string>): string {
+  return text.replace(MENTION, (whole, id: string) => {
+    const name = names.get(id);
+    return name === undefined ? whole : `@${name}`;
+  });
+}

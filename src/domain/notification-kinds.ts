@@ -10,7 +10,7 @@ export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
 const descriptions: Record<NotificationKind, string> = {
   assigned: 'A card is assigned to you',
-  mentioned: 'A comment mentions you',
+  mentioned: "A comment or a card's description mentions you",
   card_activity: 'A card you are assigned is moved or commented on by someone else',
   agent_requests: "An agent's move to done was refused on a card you are assigned (or, nobody assigned, on your board): a DM with a Move to done button",
 };

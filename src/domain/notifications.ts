@@ -3,6 +3,7 @@ import type { Database, NotificationsTable } from '../db/schema.js';
 import type { EventConsumer } from './event-consumers.js';
 import { eventId, type EventRow } from './events.js';
 import { newId } from './ids.js';
+import { mentionedIds, mentionsAsNames } from './mentions.js';
 import { notificationSettings, type NotificationKind } from './notification-kinds.js';
 import { toIso } from './time.js';
 
@@ -11,7 +12,8 @@ import { toIso } from './time.js';
  * event consumer, in the transaction that moves its cursor:
  *
  * - `assigned`: a card created, updated or moved with you newly among its assignees;
- * - `mentioned`: a comment created or edited whose body newly has `@mem_<you>`;
+ * - `mentioned`: a comment created or edited whose body newly has `@mem_<you>`, or a card
+ *   created or changed whose description newly has it (you were not in the one before);
  * - `card_activity`: a card you are assigned moved, or commented on;
  * - `agent_requests`: an agent's refused move to done (any face) on a card you are assigned,
  *   nobody assigned: the board's creator.
@@ -31,16 +33,26 @@ interface CardFacts {
   boardId: string | null;
 }
 
-const MENTION = /@(mem_[a-z0-9]{16})\b/g;
 const EXCERPT_MAX = 200;
 
-/** The member ids a comment body mentions (`@mem_…`), each once. */
-export function mentionsIn(body: unknown): Set<string> {
-  return new Set(typeof body === 'string' ? [...body.matchAll(MENTION)].map((m) => m[1]!) : []);
+/** The member ids a stored comment body or card description mentions (`@mem_…`), each once. */
+export function mentionsIn(text: unknown): Set<string> {
+  return new Set(typeof text === 'string' ? mentionedIds(text) : []);
 }
 
-function excerpt(text: unknown): string {
-  const flat = typeof text === 'string' ? text.replace(/\s+/g, ' ').trim() : '';
+/** The members a written text newly mentions: in it now and not in what it was before the event. */
+function newMentions(row: EventRow, field: string, created: boolean): string[] {
+  const before = created ? new Set<string>() : mentionsIn(changeOf(row, field)?.[0]);
+  const now = created ? dataOf(row)[field] : changeOf(row, field)?.[1];
+  return [...mentionsIn(now)].filter((m) => !before.has(m));
+}
+
+/** The names of the members each organization's texts mention, by organization and id. */
+type MentionNames = Map<string, Map<string, string>>;
+
+/** A comment's or description's first words, its mentions as the members' names (of the event's organization only). */
+function excerpt(text: unknown, names: ReadonlyMap<string, string> = new Map()): string {
+  const flat = typeof text === 'string' ? mentionsAsNames(text, names).replace(/\s+/g, ' ').trim() : '';
   const chars = [...flat];
   return chars.length > EXCERPT_MAX ? `${chars.slice(0, EXCERPT_MAX - 1).join('')}…` : flat;
 }
@@ -75,6 +87,24 @@ async function commentCards(trx: Kysely<Database>, rows: readonly EventRow[]): P
   return facts;
 }
 
+/**
+ * The names of the members mentioned in the texts a batch's notifications quote (comments,
+ * and descriptions that newly mention someone), read once, by organization.
+ */
+async function mentionNames(trx: Kysely<Database>, rows: readonly EventRow[]): Promise<MentionNames> {
+  const ids = new Set<string>();
+  for (const row of rows) {
+    const data = dataOf(row);
+    const quoted = row.type === 'comment.created' || row.type === 'comment.updated' ? data.body : newMentions(row, 'description', row.type === 'card.created').length > 0 ? data.description : undefined;
+    for (const id of mentionsIn(quoted)) ids.add(id);
+  }
+  const names: MentionNames = new Map();
+  if (ids.size === 0) return names;
+  const members = await trx.selectFrom('members').select(['id', 'org_id', 'name']).where('id', 'in', [...ids]).execute();
+  for (const m of members) names.set(m.org_id, (names.get(m.org_id) ?? new Map()).set(m.id, m.name));
+  return names;
+}
+
 /** Who made each board an agent's refusal with nobody assigned is about. */
 async function boardCreators(trx: Kysely<Database>, boardIds: readonly string[]): Promise<Map<string, string>> {
   if (boardIds.length === 0) return new Map();
@@ -90,8 +120,9 @@ export function isAgentRequest(row: Pick<EventRow, 'type' | 'actor_agent' | 'fac
 }
 
 /** What one event asks to tell whom (before the never-rules and settings are applied). */
-function draftsOf(row: EventRow, cards: Map<string, CardFacts>, creators: Map<string, string>): { card: CardFacts; drafts: Draft[] } | undefined {
+function draftsOf(row: EventRow, cards: Map<string, CardFacts>, creators: Map<string, string>, names: MentionNames): { card: CardFacts; drafts: Draft[] } | undefined {
   const data = dataOf(row);
+  const orgNames = names.get(row.org_id);
   if (row.type === 'card.created' || row.type === 'card.updated' || row.type === 'card.moved' || row.type === 'card.move_refused') {
     const card: CardFacts = { title: String(data.title ?? ''), ref: row.subject_ref, assignees: strings(data.assignee_ids), boardId: typeof data.board_id === 'string' ? data.board_id : null };
     if (row.type === 'card.move_refused') {
@@ -104,6 +135,11 @@ function draftsOf(row: EventRow, cards: Map<string, CardFacts>, creators: Map<st
     const before = new Set(row.type === 'card.created' ? [] : assignees ? strings(assignees[0]) : card.assignees);
     const newly = card.assignees.filter((m) => !before.has(m));
     const drafts: Draft[] = newly.map((memberId) => ({ memberId, kind: 'assigned', detail: 'assigned you' }));
+    const mentioned = newMentions(row, 'description', row.type === 'card.created');
+    if (mentioned.length > 0) {
+      const said = excerpt(data.description, orgNames);
+      for (const memberId of mentioned) drafts.push({ memberId, kind: 'mentioned', detail: `mentioned you in the description: ${said}` });
+    }
     if (row.type === 'card.moved') {
       const detail = `moved it to ${statusWords(data.workflow_status)}`;
       for (const memberId of card.assignees) if (!newly.includes(memberId)) drafts.push({ memberId, kind: 'card_activity', detail });
@@ -114,9 +150,8 @@ function draftsOf(row: EventRow, cards: Map<string, CardFacts>, creators: Map<st
     const cardId = row.card_id ?? (typeof data.card_id === 'string' ? data.card_id : undefined);
     const card = cardId ? cards.get(cardId) : undefined;
     if (!card) return undefined;
-    const before = row.type === 'comment.updated' ? mentionsIn(changeOf(row, 'body')?.[0]) : new Set<string>();
-    const mentioned = [...mentionsIn(data.body)].filter((m) => !before.has(m));
-    const said = excerpt(data.body);
+    const mentioned = newMentions(row, 'body', row.type === 'comment.created');
+    const said = excerpt(data.body, orgNames);
     const drafts: Draft[] = mentioned.map((memberId) => ({ memberId, kind: 'mentioned', detail: `mentioned you: ${said}` }));
     if (row.type === 'comment.created') {
       for (const memberId of card.assignees) if (!mentioned.includes(memberId)) drafts.push({ memberId, kind: 'card_activity', detail: `commented: ${said}` });
@@ -137,9 +172,10 @@ export async function storeNotifications(trx: Kysely<Database>, rows: readonly E
   const cards = await commentCards(trx, seen);
   const refusedBoards = seen.filter(isAgentRequest).map((r) => dataOf(r).board_id).filter((b): b is string => typeof b === 'string');
   const creators = await boardCreators(trx, refusedBoards);
+  const names = await mentionNames(trx, seen);
   const planned: { row: EventRow; card: CardFacts; draft: Draft }[] = [];
   for (const row of seen) {
-    const made = draftsOf(row, cards, creators);
+    const made = draftsOf(row, cards, creators, names);
     for (const draft of made?.drafts ?? []) {
       // Never the one who made the change; an agent's refused request goes to the human it acts for too.
       if (draft.memberId === row.actor_member_id && draft.kind !== 'agent_requests') continue;

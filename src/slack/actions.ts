@@ -15,6 +15,7 @@ import { openTodosThisWeek, type OpenTodos } from './todo-list.js';
 import { messageView } from './views/blocks.js';
 import { MOVE_TO_DONE_ACTION, NOTIFICATION_BLOCK_PREFIX, requestAnsweredBlocks } from './views/notifications.js';
 import { markNotificationsReadOp } from '../operations/notifications.js';
+import { mentionNames } from './mention-names.js';
 import { CARD_BLOCK_PREFIX, CARD_MOVE_ACTION, cardMovedView, cardView, isWorkflowStatus } from './views/cards.js';
 import {
   isTodoBlock,
@@ -193,11 +194,11 @@ export async function runCardMove(deps: SlackDeps, body: BlockAction, action: St
     try {
       const moved = await caller.call('moveCard', { id: cardId, workflow_status: status });
       await publishHome(deps, client, body.user.id, log, caller);
-      return { ...cardMovedView(moved), replace_original: true };
+      return { ...cardMovedView(moved, await mentionNames(caller.call, moved.description)), replace_original: true };
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
       const card = await caller.call('getCard', { id: cardId });
-      return { ...cardView(card, { note: `:no_entry: ${err.userMessage}` }), replace_original: true };
+      return { ...cardView(card, { note: `:no_entry: ${err.userMessage}`, names: await mentionNames(caller.call, card.description) }), replace_original: true };
     }
   } catch (err) {
     return aside(errorReply(err, log));

@@ -2,6 +2,7 @@ import type { types } from '@slack/bolt';
 import { WORKFLOW_STATUSES } from '../../vocabulary.js';
 import type { OperationOutput } from '../../operations/index.js';
 import type { SlackReply } from '../command-context.js';
+import { mentionsAsNames } from '../../domain/mentions.js';
 import { bold, clip, context, ephemeral, escapeText, field, formattingSafe, option, ratio, SECTION_TEXT_MAX, section } from './blocks.js';
 
 /** A card as `getCard` and `moveCard` answer it. */
@@ -44,6 +45,8 @@ export interface CardViewOptions {
   comments?: number;
   /** The status select that moves the card (the `/card` answer); off for read-only views. */
   select?: boolean;
+  /** The names of the members the description mentions (`@mem_…` shows as `@Name`); absent: ids as stored. */
+  names?: ReadonlyMap<string, string>;
 }
 
 /** The status select of a card, set to its current status. */
@@ -83,17 +86,17 @@ export function descriptionPreview(description: string): string {
 }
 
 export function cardView(c: CardView, options: CardViewOptions = {}): SlackReply {
-  const { note, select = true, comments } = options;
+  const { note, select = true, comments, names } = options;
   const blocks: types.KnownBlock[] = [];
   if (note) blocks.push(context(escapeText(note)));
   blocks.push(section(`${bold(c.ref)} ${escapeText(c.title)}`));
-  if (c.description) blocks.push(section(descriptionPreview(c.description)));
+  if (c.description) blocks.push(section(descriptionPreview(names ? mentionsAsNames(c.description, names) : c.description)));
   blocks.push({ type: 'section', fields: cardFields(c) });
   if (comments !== undefined) blocks.push(context(comments === 1 ? '1 comment' : `${comments} comments`));
   if (select) blocks.push(statusSelect(c));
   return ephemeral(`${note ? `${note} ` : ''}${c.ref} ${c.title} (${statusLabel(c.workflow_status)})`, blocks);
 }
 
-export function cardMovedView(c: CardView): SlackReply {
-  return cardView(c, { note: `Moved ${c.ref} to ${statusLabel(c.workflow_status)}.` });
+export function cardMovedView(c: CardView, names?: ReadonlyMap<string, string>): SlackReply {
+  return cardView(c, { note: `Moved ${c.ref} to ${statusLabel(c.workflow_status)}.`, ...(names && { names }) });
 }

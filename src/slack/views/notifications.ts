@@ -78,7 +78,7 @@ export function homeNotificationBlocks(unread: number, latest: readonly Notifica
 export function notifySettingsView(settings: NotificationSettings, changed?: { kind: string; on: boolean }): SlackReply {
   const names: Record<NotificationKind, string> = {
     assigned: 'a card is assigned to you',
-    mentioned: 'a comment mentions you',
+    mentioned: "a comment or a card's description mentions you",
     card_activity: 'your cards are moved or commented on by others',
     agent_requests: "an agent's move to done is refused on your card (with Move to done)",
   };

@@ -7,7 +7,7 @@ type Kind = 'assigned' | 'mentioned' | 'card_activity' | 'agent_requests';
 
 const KINDS: { id: Kind; label: string }[] = [
   { id: 'assigned', label: 'A card is assigned to me' },
-  { id: 'mentioned', label: 'Someone mentions me in a comment' },
+  { id: 'mentioned', label: "Someone mentions me in a comment or a card's description" },
   { id: 'card_activity', label: 'Someone else moves or comments on a card I am assigned' },
   { id: 'agent_requests', label: 'An agent is refused a move to Done on my card (with a Move to done button)' },
 ];
