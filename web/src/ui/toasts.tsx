@@ -4,22 +4,32 @@ import { loadChunk } from '../chunks';
 import { Quiet } from './quiet-boundary';
 import { toastQueue } from './toast-queue';
 
+/** What a person does before any toast can be wanted. */
+const FIRST_USE = ['pointerdown', 'keydown'] as const;
 const loadRegion = () => loadChunk(() => import('./toast-region'));
 
 /**
- * The toast region's code (React Aria) loads after the page, not with it: with the first
- * toast, or once the browser is idle, so that a failure while tack is unreachable (the
- * moment toasts are wanted most) finds it loaded. If it still cannot load, toasts wait and
- * the page stays (never a blank app); it is tried again once tack is back.
+ * The toast region's code (React Aria, with the press and focus code it shares) loads after
+ * the page, not with it: with the first toast, or at the person's first press or key. Every
+ * toast answers something the person did (a write, an undo, a copy), so the region is
+ * loaded by then, also when that write fails because tack is unreachable; a page only read
+ * never fetches it (issue 32: the board's first load does not carry React Aria). If it
+ * still cannot load, toasts wait and the page stays (never a blank app); it is tried again
+ * once tack is back.
  */
 export function Toasts() {
   const [needed, setNeeded] = useState(() => toastQueue.visibleToasts.length > 0);
   const [attempt, setAttempt] = useState(0);
   useEffect(() => {
-    const idle = window.requestIdleCallback?.(() => void loadRegion().catch(() => {}), { timeout: 4000 });
-    return () => {
-      if (idle !== undefined) window.cancelIdleCallback?.(idle);
+    const first = () => {
+      stop();
+      void loadRegion().catch(() => {});
     };
+    const stop = () => {
+      for (const type of FIRST_USE) window.removeEventListener(type, first, true);
+    };
+    for (const type of FIRST_USE) window.addEventListener(type, first, { capture: true, passive: true });
+    return stop;
   }, []);
   useEffect(() => {
     if (needed) return;
