@@ -1,25 +1,37 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { subscribeConnectivity, isOffline } from '../api/connectivity';
 import { loadChunk } from '../chunks';
+import { PlainToasts } from './plain-toasts';
 import { Quiet } from './quiet-boundary';
 import { toastQueue } from './toast-queue';
 
+/** What a person does before any toast can be wanted. */
+const FIRST_USE = ['pointerdown', 'keydown'] as const;
 const loadRegion = () => loadChunk(() => import('./toast-region'));
 
 /**
- * The toast region's code (React Aria) loads after the page, not with it: with the first
- * toast, or once the browser is idle, so that a failure while tack is unreachable (the
- * moment toasts are wanted most) finds it loaded. If it still cannot load, toasts wait and
- * the page stays (never a blank app); it is tried again once tack is back.
+ * The toast region's code (React Aria, with the press and focus code it shares) loads after
+ * the page, not with it: with the first toast, or at the person's first press or key. Every
+ * toast answers something the person did (a write, an undo, a copy), so the region is
+ * loaded by then, also when that write fails because tack is unreachable; a page only read
+ * never fetches it (issue 32: the board's first load does not carry React Aria). While it
+ * loads, or if it cannot (tack gone before the first press), the toasts show plainly
+ * (plain-toasts.tsx) and the page stays (never a blank app); it is tried again once tack
+ * is back.
  */
 export function Toasts() {
   const [needed, setNeeded] = useState(() => toastQueue.visibleToasts.length > 0);
   const [attempt, setAttempt] = useState(0);
   useEffect(() => {
-    const idle = window.requestIdleCallback?.(() => void loadRegion().catch(() => {}), { timeout: 4000 });
-    return () => {
-      if (idle !== undefined) window.cancelIdleCallback?.(idle);
+    const first = () => {
+      stop();
+      void loadRegion().catch(() => {});
     };
+    const stop = () => {
+      for (const type of FIRST_USE) window.removeEventListener(type, first, true);
+    };
+    for (const type of FIRST_USE) window.addEventListener(type, first, { capture: true, passive: true });
+    return stop;
   }, []);
   useEffect(() => {
     if (needed) return;
@@ -40,11 +52,14 @@ export function Toasts() {
       }),
     [failed],
   );
-  return needed ? (
+  if (!needed) return null;
+  return failed ? (
+    <PlainToasts />
+  ) : (
     <Quiet key={attempt} onError={() => setFailed(true)}>
       <Region attempt={attempt} />
     </Quiet>
-  ) : null;
+  );
 }
 
 const regions = new Map<number, ReturnType<typeof lazy>>();
@@ -55,7 +70,7 @@ function Region({ attempt }: { attempt: number }) {
     regions.set(attempt, R);
   }
   return (
-    <Suspense fallback={null}>
+    <Suspense fallback={<PlainToasts />}>
       <R />
     </Suspense>
   );

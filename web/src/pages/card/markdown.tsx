@@ -1,49 +1,85 @@
-import Markdown from 'react-markdown';
-import remarkGfm from 'remark-gfm';
+import type { ReactNode } from 'react';
 import type { Member } from '../../api/types';
+import { parseBlocks, type Block } from './markdown-blocks';
+import { inline, type Ctx } from './markdown-inline';
 
-/** Links only to http, https and mailto (contract §11); anything else (javascript:, data:, a relative path) is dropped. */
-export function safeUrl(url: string): string {
-  const u = url.trim();
-  return /^(https?:\/\/|mailto:)/i.test(u) ? u : '';
-}
+export { safeUrl } from './markdown-inline';
 
-const MENTION = /@(mem_[a-z0-9]{1,60})/g;
-const escapeMarkdown = (text: string) => text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, '\\$&');
-
-/** `@mem_…` shown as the member's name (as text: a name is never read as Markdown). */
-export function withNames(markdown: string, members: readonly Member[] | undefined): string {
-  return markdown.replace(MENTION, (whole, id: string) => {
-    const m = members?.find((x) => x.id === id);
-    return m ? `**@${escapeMarkdown(m.name)}**` : whole;
+function render(blocks: readonly Block[], ctx: Ctx, tight = false): ReactNode[] {
+  return blocks.map((b, i) => {
+    switch (b.type) {
+      case 'heading': {
+        const H = `h${b.level}` as const;
+        return <H key={i}>{inline(b.text, ctx)}</H>;
+      }
+      case 'paragraph':
+        return tight ? <span key={i}>{inline(b.text, ctx)}</span> : <p key={i}>{inline(b.text, ctx)}</p>;
+      case 'code':
+        return (
+          <pre key={i}>
+            <code className={b.lang ? `language-${b.lang}` : undefined}>{b.text}</code>
+          </pre>
+        );
+      case 'quote':
+        return <blockquote key={i}>{render(b.blocks, ctx)}</blockquote>;
+      case 'rule':
+        return <hr key={i} />;
+      case 'table':
+        return (
+          <table key={i}>
+            <thead>
+              <tr>
+                {b.head.map((cell, k) => (
+                  <th key={k} style={b.align[k] ? { textAlign: b.align[k] } : undefined}>
+                    {inline(cell, ctx)}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            {b.rows.length > 0 && (
+              <tbody>
+                {b.rows.map((row, r) => (
+                  <tr key={r}>
+                    {row.map((cell, k) => (
+                      <td key={k} style={b.align[k] ? { textAlign: b.align[k] } : undefined}>
+                        {inline(cell, ctx)}
+                      </td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            )}
+          </table>
+        );
+      case 'list': {
+        const items = b.items.map((item, k) => (
+          <li key={k} className={item.checked === undefined ? undefined : 'task-list-item'}>
+            {item.checked !== undefined && <input type="checkbox" checked={item.checked} disabled readOnly />}
+            {item.checked !== undefined && ' '}
+            {render(item.blocks, ctx, b.tight)}
+          </li>
+        ));
+        const tasks = b.items.some((item) => item.checked !== undefined) ? 'contains-task-list' : undefined;
+        return b.ordered ? (
+          <ol key={i} start={b.start === 1 ? undefined : b.start} className={tasks}>
+            {items}
+          </ol>
+        ) : (
+          <ul key={i} className={tasks}>
+            {items}
+          </ul>
+        );
+      }
+    }
   });
 }
 
 /**
- * User Markdown rendered safely: no raw HTML (react-markdown shows it as text without
- * rehype-raw), links only http, https and mailto, opened apart from tack.
+ * User Markdown rendered safely (contract §11): React elements from our own small parser
+ * (markdown-blocks.ts, markdown-inline.tsx), never an HTML string, so raw HTML shows as
+ * the text it is; links only http, https and mailto, opened apart from tack; `@mem_…` as
+ * the member's name.
  */
 export function MarkdownText({ text, members }: { text: string; members?: readonly Member[] | undefined }) {
-  return (
-    <div className="markdown">
-      <Markdown
-        remarkPlugins={[remarkGfm]}
-        urlTransform={safeUrl}
-        skipHtml={false}
-        components={{
-          a: ({ href, children }) =>
-            href ? (
-              <a href={href} target="_blank" rel="noopener noreferrer nofollow">
-                {children}
-              </a>
-            ) : (
-              <span>{children}</span>
-            ),
-          img: ({ alt }) => <span>{alt}</span>,
-        }}
-      >
-        {withNames(text, members)}
-      </Markdown>
-    </div>
-  );
+  return <div className="markdown">{render(parseBlocks(text), { members, key: 0 })}</div>;
 }
