@@ -1,14 +1,14 @@
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button } from 'react-aria-components';
 import { api, ok } from '../api/client';
 import { cardQuery, keys, useBoards, useMayWrite, useMembers, useMilestones } from '../api/queries';
 import { STATUSES, STATUS_LABEL, type Card } from '../api/types';
 import { formatDate, formatDateTime } from '../lib/dates';
 import { initials } from '../lib/people';
 import { DateField } from '../ui/date-field';
-import { ConfirmDialog } from '../ui/dialogs';
+import { loadChunk } from '../chunks';
+import { Quiet } from '../ui/quiet-boundary';
 import { ErrorPanel, Loading } from '../ui/error-panel';
 import { InlineText } from '../ui/inline-text';
 import { shortTitle, usePageTitle } from '../ui/page-title';
@@ -23,6 +23,9 @@ const prefetch = () => Promise.all([import('./card/description'), import('./card
 void prefetch();
 const Description = lazy(() => import('./card/description').then((m) => ({ default: m.Description })));
 const Timeline = lazy(() => import('./card/timeline').then((m) => ({ default: m.Timeline })));
+// Loaded when Delete card is pressed (React Aria's dialog and buttons are not needed before); made again after a failed load.
+const loadDeleteDialog = () => lazy(() => loadChunk(() => import('./card/delete-card')).then((m) => ({ default: m.DeleteCardDialog })));
+let DeleteCardDialog = loadDeleteDialog();
 
 const route = getRouteApi('/cards/$ref');
 
@@ -38,6 +41,7 @@ export function CardPage() {
   const members = useMembers();
   const milestones = useMilestones();
   const boards = useBoards();
+  const [deleting, setDeleting] = useState(false);
   const patch = useMutation({
     mutationFn: (body: CardPatch) => ok(api.PATCH('/cards/{id}', { params: { path: { id: ref } }, body })),
     onMutate: async (body) => {
@@ -183,16 +187,21 @@ export function CardPage() {
           Created {formatDateTime(c.created_at)} · updated {formatDateTime(c.updated_at)}
         </p>
         {mayWrite && (
-          <ConfirmDialog
-            trigger={<Button className="button danger">Delete card</Button>}
-            title={`Delete ${c.ref}?`}
-            confirmLabel="Delete card"
-            onConfirm={() => remove.mutate(c)}
+          <button type="button" className="button danger" aria-haspopup="dialog" aria-expanded={deleting} onClick={() => setDeleting(true)}>
+            Delete card
+          </button>
+        )}
+        {deleting && (
+          <Quiet
+            onError={() => {
+              DeleteCardDialog = loadDeleteDialog();
+              setDeleting(false);
+            }}
           >
-            <p>
-              “{c.title}” and its criteria will be gone. Todos that mirror its criteria stay, unlinked.
-            </p>
-          </ConfirmDialog>
+            <Suspense fallback={null}>
+              <DeleteCardDialog card={c} onConfirm={() => remove.mutate(c)} onClose={() => setDeleting(false)} />
+            </Suspense>
+          </Quiet>
         )}
       </div>
     </article>

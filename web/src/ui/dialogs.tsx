@@ -10,12 +10,15 @@ interface ConfirmProps {
   confirmLabel: string;
   onConfirm: () => void;
   danger?: boolean;
+  /** Open from outside (optional), as `ModalTrigger` takes it. */
+  isOpen?: boolean;
+  onOpenChange?: (open: boolean) => void;
 }
 
 /** Asks before something that cannot be undone (delete, revoke, end a session). */
-export function ConfirmDialog({ trigger, title, children, confirmLabel, onConfirm, danger = true }: ConfirmProps) {
+export function ConfirmDialog({ trigger, title, children, confirmLabel, onConfirm, danger = true, isOpen, onOpenChange }: ConfirmProps) {
   return (
-    <ModalTrigger trigger={trigger} role="alertdialog">
+    <ModalTrigger trigger={trigger} role="alertdialog" isOpen={isOpen} onOpenChange={onOpenChange}>
       {(close) => (
         <>
           <Heading slot="title">{title}</Heading>
