@@ -41,7 +41,7 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'shared', include: SHARED_MODULES, isolate: false } },
       // Domain tests sit beside the code they test (src/domain/*.test.ts); tests of the faces in test/.
-      { extends: true, test: { name: 'isolated', include: ['test/**/*.test.ts', 'src/**/*.test.ts'], exclude: SHARED_MODULES } },
+      { extends: true, test: { name: 'isolated', include: ['test/**/*.test.ts', 'src/**/*.test.ts', 'web/src/**/*.test.tsx'], exclude: SHARED_MODULES } },
     ],
   },
 });

@@ -1,5 +1,6 @@
-import type { Kysely, RawBuilder } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { transactionLock } from '../db/transaction-lock.js';
 import type { Principal } from './context.js';
 import { PROFILE_COLUMNS, profileOf, replaySecretOf, type Authenticated } from './authenticate.js';
 import { cappedRole } from './credential-limits.js';
@@ -75,12 +76,12 @@ export async function confirmSession(
   principal: Principal,
   sessionId: string,
   now: Date,
-  lock?: RawBuilder<boolean>,
+  lock?: string,
 ): Promise<{ principal: Principal; locked?: boolean }> {
   const row = await liveSessions(db, now)
     .innerJoin('members', (j) => j.onRef('members.id', '=', 'sessions.member_id').onRef('members.org_id', '=', 'sessions.org_id'))
     .select(['members.role', 'sessions.scopes', 'sessions.role_ceiling'])
-    .$if(lock !== undefined, (qb) => qb.select(lock!.as('locked')))
+    .$if(lock !== undefined, (qb) => qb.select(transactionLock(lock!).as('locked')))
     .where('sessions.org_id', '=', principal.orgId)
     .where('sessions.id', '=', sessionId)
     .executeTakeFirst();

@@ -1,6 +1,8 @@
 import { createHmac } from 'node:crypto';
-import type { Kysely, RawBuilder } from 'kysely';
+import type { Kysely } from 'kysely';
+import { QueryTemplate } from '../db/query-template.js';
 import type { Database } from '../db/schema.js';
+import { transactionLock } from '../db/transaction-lock.js';
 import type { Principal, Profile, Scope } from './context.js';
 import { cappedRole } from './credential-limits.js';
 import { AppError } from './errors.js';
@@ -118,28 +120,27 @@ export async function authenticateToken(db: Kysely<Database>, token: string, now
  * ```
  */
 /**
- * `lock` (a transaction lock's expression, true when taken), when given, is taken in the same
+ * `lock` (the name of a transaction lock, `transactionLock`), when given, is taken in the same
  * statement: one round trip less for a write with an Idempotency-Key. `locked` is undefined
  * when no statement was needed (a caller with no token).
  */
-export async function confirmPrincipal(
-  db: Kysely<Database>,
-  principal: Principal,
-  now: Date,
-  lock?: RawBuilder<boolean>,
-): Promise<{ principal: Principal; locked?: boolean }> {
+export async function confirmPrincipal(db: Kysely<Database>, principal: Principal, now: Date, lock?: string): Promise<{ principal: Principal; locked?: boolean }> {
   if (principal.tokenId === null) return { principal };
-  const row = await db
-    .selectFrom('tokens')
-    .innerJoin('members', (j) => j.onRef('members.id', '=', 'tokens.member_id').onRef('members.org_id', '=', 'tokens.org_id'))
-    .select(['members.role', 'tokens.expires_at', 'tokens.role_ceiling'])
-    .$if(lock !== undefined, (qb) => qb.select(lock!.as('locked')))
-    .where('tokens.org_id', '=', principal.orgId)
-    .where('tokens.id', '=', principal.tokenId)
-    .where('tokens.revoked_at', 'is', null)
-    .executeTakeFirst();
+  const row = await tokenNow.executeTakeFirst(db, lock !== undefined, { org: principal.orgId, token: principal.tokenId, lock: lock ?? '' });
   if (!row) throw unauthorized();
   if (row.expires_at !== null && pgTimestamp(row.expires_at).getTime() <= now.getTime()) throw unauthorized();
   const role = cappedRole(row.role, row.role_ceiling);
   return { principal: role === principal.role ? principal : { ...principal, role }, locked: row.locked };
 }
+
+/** The token as it is now (`confirmPrincipal`), taking the lock named `lock` in the same statement when `locking`. */
+const tokenNow = new QueryTemplate('confirmPrincipal', (db, locking: boolean, v: { org: string; token: string; lock: string }) =>
+  db
+    .selectFrom('tokens')
+    .innerJoin('members', (j) => j.onRef('members.id', '=', 'tokens.member_id').onRef('members.org_id', '=', 'tokens.org_id'))
+    .select(['members.role', 'tokens.expires_at', 'tokens.role_ceiling'])
+    .$if(locking, (qb) => qb.select(transactionLock(v.lock).as('locked')))
+    .where('tokens.org_id', '=', v.org)
+    .where('tokens.id', '=', v.token)
+    .where('tokens.revoked_at', 'is', null),
+);

@@ -1,4 +1,4 @@
-import type { Kysely, RawBuilder } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { confirmPrincipal } from './authenticate.js';
 import { confirmSession } from './authenticate-session.js';
@@ -14,10 +14,10 @@ export async function confirmCaller(db: Kysely<Database>, principal: Principal, 
 }
 
 /**
- * `confirmCaller`, taking `lock` (an idempotency key's transaction lock) in the same
+ * `confirmCaller`, taking the transaction lock named `lock` (an idempotency key's) in the same
  * statement, one round trip less; `locked` is undefined when no statement was made (Slack).
  */
-export function confirmCallerLocking(db: Kysely<Database>, principal: Principal, now: Date, lock?: RawBuilder<boolean>): Promise<{ principal: Principal; locked?: boolean }> {
+export function confirmCallerLocking(db: Kysely<Database>, principal: Principal, now: Date, lock?: string): Promise<{ principal: Principal; locked?: boolean }> {
   if (principal.sessionId !== undefined) return confirmSession(db, principal, principal.sessionId, now, lock);
   return confirmPrincipal(db, principal, now, lock);
 }

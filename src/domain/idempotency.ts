@@ -1,6 +1,8 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
+import { QueryTemplate } from '../db/query-template.js';
 import type { Database } from '../db/schema.js';
+import { transactionLock } from '../db/transaction-lock.js';
 import { AppError } from './errors.js';
 
 export const IDEMPOTENCY_TTL_HOURS = 24;
@@ -65,10 +67,21 @@ function unseal(stored: string, slot: IdempotencySlot): string {
  * stay a later statement than the lock: only then does its snapshot see the commit of the
  * request that held the key.
  */
-export function keyLock(slot: IdempotencySlot) {
+export function keyLockName(slot: IdempotencySlot): string {
   // Keys are visible ASCII, so a space cannot occur inside any part.
-  return sql<boolean>`pg_try_advisory_xact_lock(hashtextextended(${`${slot.owner} ${slot.operation} ${slot.key}`}, 0))`;
+  return `${slot.owner} ${slot.operation} ${slot.key}`;
 }
+
+/** A stored record of the key, within its time to live. */
+const storedRecord = new QueryTemplate('idempotencyRecord', (db, _shape: null, v: { owner: string; operation: string; key: string }) =>
+  db
+    .selectFrom('idempotency_keys')
+    .select(['request_hash', 'status', 'body'])
+    .where('token_id', '=', v.owner)
+    .where('operation', '=', v.operation)
+    .where('key', '=', v.key)
+    .where(sql<boolean>`created_at > now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`),
+);
 
 /**
  * Claims the key inside the write's transaction. Another transaction holding the same key
@@ -78,18 +91,11 @@ export function keyLock(slot: IdempotencySlot) {
  */
 export async function claimKey(trx: Kysely<Database>, slot: IdempotencySlot, locked?: boolean): Promise<StoredResponse | undefined> {
   // The lock was taken by an earlier statement of this transaction (`keyLock` in the caller's re-check), or is taken now.
-  const got = locked ?? (await sql<{ got: boolean }>`select ${keyLock(slot)} as got`.execute(trx)).rows[0]?.got;
+  const got = locked ?? (await sql<{ got: boolean }>`select ${transactionLock(keyLockName(slot))} as got`.execute(trx)).rows[0]?.got;
   if (!got) {
     throw new AppError('idempotency_key_in_use', 409, 'A request with this Idempotency-Key is still being processed; retry shortly.');
   }
-  const existing = await trx
-    .selectFrom('idempotency_keys')
-    .select(['request_hash', 'status', 'body'])
-    .where('token_id', '=', slot.owner)
-    .where('operation', '=', slot.operation)
-    .where('key', '=', slot.key)
-    .where(sql<boolean>`created_at > now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`)
-    .executeTakeFirst();
+  const existing = await storedRecord.executeTakeFirst(trx, null, { owner: slot.owner, operation: slot.operation, key: slot.key });
   if (!existing) return undefined;
   if (existing.request_hash !== slot.hash) {
     throw new AppError('idempotency_key_reused', 409, 'This Idempotency-Key was already used with a different request.');

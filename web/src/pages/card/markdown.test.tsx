@@ -1,7 +1,7 @@
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import { MarkdownText } from '../web/src/pages/card/markdown.js';
+import { MarkdownText } from './markdown';
 
 /** A description or comment as the card page renders it (contract §11: no raw HTML, links http, https and mailto only). */
 const html = (text: string) => renderToStaticMarkup(createElement(MarkdownText, { text, members: [{ id: 'mem_ada', name: 'Ada Lovelace' } as never] }));
