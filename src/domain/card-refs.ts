@@ -1,4 +1,5 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
+import { QueryTemplate } from '../db/query-template.js';
 import type { BoardsTable, CardsTable, Database, WorkflowStatus } from '../db/schema.js';
 import { notFound } from './errors.js';
 import { hasIdPrefix } from './ids.js';
@@ -21,26 +22,36 @@ export function formatCardRef(prefix: string, number: number): string {
   return `${prefix}-${number}`;
 }
 
-/** What a card key names: an id (`crd_…`) or a ref; 404 `card_not_found` for anything else. */
-function cardKey(key: string): { id: string } | CardRef {
-  if (hasIdPrefix(key, 'crd')) return { id: key };
+/** How a card key finds its card: by id, or by its ref's prefix and number. */
+export type CardKeyKind = 'id' | 'ref';
+
+/** A card key's values for a query template (`cardKeyIs`); the kind not used is left empty. */
+export type CardKeyValues = {
+  org: string;
+  id: string;
+  prefix: string;
+  number: number;
+};
+
+/** The kind and values of a card key: an id (`crd_…`) or a ref; 404 `card_not_found` for anything else. */
+export function cardKeyOf(orgId: string, key: string): { by: CardKeyKind; values: CardKeyValues } {
+  if (hasIdPrefix(key, 'crd')) return { by: 'id', values: { org: orgId, id: key, prefix: '', number: 0 } };
   const ref = parseCardRef(key);
   if (!ref) throw notFound('card', key);
-  return ref;
+  return { by: 'ref', values: { org: orgId, id: '', prefix: ref.prefix, number: ref.number } };
 }
 
 /** Cards as `c` joined to their boards as `b`, as card reads select them. */
 type CardsWithBoards = { c: CardsTable; b: BoardsTable };
 
 /**
- * The condition that finds the card `key` names in `cards as c` joined to `boards as b`: by id,
- * or by the ref with the board's organization too (boards_org_prefix (org_id, ref_prefix)
- * finds the board). Throws 404 for a key that is neither.
+ * The condition that finds a card (`cardKeyOf`) in `cards as c` joined to `boards as b`, in a
+ * query that keeps the organization's cards (`c.org_id`): by id, or by the ref with the board's
+ * organization too (boards_org_prefix (org_id, ref_prefix) finds the board).
  */
-export function cardKeyIs(orgId: string, key: string) {
-  const by = cardKey(key);
+export function cardKeyIs(by: CardKeyKind, v: CardKeyValues) {
   return (eb: ExpressionBuilder<CardsWithBoards, 'c' | 'b'>) =>
-    'id' in by ? eb('c.id', '=', by.id) : eb.and([eb('b.org_id', '=', orgId), eb('b.ref_prefix', '=', by.prefix), eb('c.number', '=', by.number)]);
+    by === 'id' ? eb('c.id', '=', v.id) : eb.and([eb('b.org_id', '=', v.org), eb('b.ref_prefix', '=', v.prefix), eb('c.number', '=', v.number)]);
 }
 
 /** What a write needs to know about a card it is about to change. */
@@ -62,14 +73,13 @@ export interface CardHandle {
  * ```
  */
 export async function findCard(db: Kysely<Database>, orgId: string, key: string, lock = false): Promise<CardHandle> {
-  let q = db
-    .selectFrom('cards as c')
-    .innerJoin('boards as b', 'b.id', 'c.board_id')
-    .select(['c.id', 'c.board_id', 'b.gated', 'c.workflow_status'])
-    .where('c.org_id', '=', orgId);
-  q = q.where(cardKeyIs(orgId, key));
-  if (lock) q = q.forUpdate('c');
-  const row = await q.executeTakeFirst();
+  const { by, values } = cardKeyOf(orgId, key);
+  const row = await cardHandle.executeTakeFirst(db, { by, lock }, values);
   if (!row) throw notFound('card', key);
   return row;
 }
+
+const cardHandle = new QueryTemplate('findCard', (db, shape: { by: CardKeyKind; lock: boolean }, v: CardKeyValues) => {
+  const q = db.selectFrom('cards as c').innerJoin('boards as b', 'b.id', 'c.board_id').select(['c.id', 'c.board_id', 'b.gated', 'c.workflow_status']).where('c.org_id', '=', v.org).where(cardKeyIs(shape.by, v));
+  return shape.lock ? q.forUpdate('c') : q;
+});

@@ -6,7 +6,7 @@ import { branchName } from './branch-name.js';
 import { boardKey, boardsByKey, findBoard } from './boards.js';
 import { ME, memberIdOf } from './card-assignees.js';
 import { cardJson, cardsJoined, cardsWithDetails } from './card-query.js';
-import { cardKeyIs, findCard, formatCardRef } from './card-refs.js';
+import { cardKeyIs, cardKeyOf, findCard, formatCardRef, type CardKeyKind, type CardKeyValues } from './card-refs.js';
 import type { Ctx } from './context.js';
 import { notFound } from './errors.js';
 import { id, key, label, markdownText, pageQuery } from './fields.js';
@@ -96,18 +96,20 @@ export function presentCard(row: CardRow): Card {
 
 /** A card as every face shows it, by id; the caller already knows it exists. */
 export async function loadCard(ctx: Ctx, cardId: string): Promise<Card> {
-  const row = await cardsWithDetails(ctx.db, ctx.principal.orgId).where('c.id', '=', cardId).executeTakeFirst();
+  const row = await cardByKey.executeTakeFirst(ctx.db, 'id', { org: ctx.principal.orgId, id: cardId, prefix: '', number: 0 });
   if (!row) throw notFound('card', cardId);
   return presentCard(row);
 }
 
-/** A card by id or ref (`ENG-42`): what `GET /cards/{id}` and `/card ENG-42` show. */
 export async function getCard(ctx: Ctx, input: z.infer<typeof cardKeyInput>): Promise<Card> {
-  // One statement, by id or ref, as `findCard` finds it.
-  const row = await cardsWithDetails(ctx.db, ctx.principal.orgId).where(cardKeyIs(ctx.principal.orgId, input.id)).executeTakeFirst();
+  const { by, values } = cardKeyOf(ctx.principal.orgId, input.id);
+  const row = await cardByKey.executeTakeFirst(ctx.db, by, values);
   if (!row) throw notFound('card', input.id);
   return presentCard(row);
 }
+
+/** A card with everything its output shows, by id or ref, in one statement (`getCard`, `loadCard`). */
+const cardByKey = new QueryTemplate('getCard', (db, by: CardKeyKind, v: CardKeyValues) => cardsWithDetails(db, v.org).where(cardKeyIs(by, v)));
 
 /**
  * Cards newest first, filtered by board (id or slug), status, assignee (`me` or a member id)
