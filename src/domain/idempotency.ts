@@ -1,9 +1,10 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { QueryTemplate } from '../db/query-template.js';
 import type { Database } from '../db/schema.js';
 import { transactionLock } from '../db/transaction-lock.js';
 import { AppError } from './errors.js';
+import { pooledRandomBytes } from './random-pool.js';
 
 export const IDEMPOTENCY_TTL_HOURS = 24;
 
@@ -44,7 +45,7 @@ function slotLabel(slot: IdempotencySlot): Buffer {
 }
 
 function seal(body: string, slot: IdempotencySlot & { secret: Buffer }): string {
-  const iv = randomBytes(12);
+  const iv = pooledRandomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', slot.secret, iv);
   cipher.setAAD(slotLabel(slot));
   const data = Buffer.concat([cipher.update(body, 'utf8'), cipher.final()]);

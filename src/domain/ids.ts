@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { pooledRandomBytes } from './random-pool.js';
 
 export type IdPrefix = 'org' | 'mem' | 'tok' | 'snp' | 'brd' | 'crd' | 'crit' | 'todo' | 'ms' | 'sub' | 'ses' | 'sil' | 'slc' | 'wh' | 'whd' | 'cmt' | 'ntf';
 
@@ -6,7 +6,7 @@ const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 
 /** Opaque identifier with a type prefix (`snp_…`): 16 random base36 characters, about 82 bits. */
 export function newId(prefix: IdPrefix): string {
-  const bytes = randomBytes(16);
+  const bytes = pooledRandomBytes(16);
   let out = '';
   for (const b of bytes) out += ALPHABET[b % 36];
   return `${prefix}_${out}`;
