@@ -54,6 +54,20 @@ describe('the card page', { timeout: 120_000 }, () => {
     expect(await description.textContent()).toContain(`Over to @${other.name} for review`);
     expect(await description.textContent()).not.toContain(other.id);
 
+    // Editing the description: the picker inserts a mention at the cursor and does not end the edit; leaving saves it once.
+    const section = page.locator('.card-description');
+    await section.getByRole('button', { name: 'Edit' }).click();
+    const field = section.getByLabel('Description (Markdown)');
+    await field.press('End');
+    await field.press('Control+End');
+    await field.pressSequentially(' cc');
+    await section.getByLabel('Mention a member').selectOption(other.id);
+    await field.waitFor();
+    expect(await field.inputValue()).toMatch(new RegExp(`for review cc @${other.id} $`));
+    await page.locator('#description-heading').click();
+    await description.getByText(`cc @${other.name}`).waitFor();
+    expect((await fx.server.api('GET', `/v1/cards/${card.id}`)).body.description).toMatch(new RegExp(`for review cc @${other.id}\\s*$`));
+
     // A comment from the page, mentioning a member with the picker.
     const box = page.getByLabel('Add a comment');
     await box.fill('Shipping it, ');

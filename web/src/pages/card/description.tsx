@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { Card, Member } from '../../api/types';
 import { MarkdownText } from './markdown';
+import { MentionPicker } from './mention-picker';
 
 const MAX = 20_000;
 
@@ -13,6 +14,7 @@ export function Description({ card, members, mayWrite, onSave }: { card: Card; m
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(saved);
   const cancelled = useRef(false);
+  const area = useRef<HTMLTextAreaElement>(null);
   useEffect(() => {
     if (!editing) setDraft(saved);
   }, [saved, editing]);
@@ -50,12 +52,23 @@ export function Description({ card, members, mayWrite, onSave }: { card: Card; m
         )}
       </div>
       {editing ? (
-        <>
+        <div
+          // Leaving the field and its mention picker saves; going from one to the other does not.
+          onBlur={(e) => {
+            if (e.currentTarget.contains(e.relatedTarget as Node | null)) return;
+            if (cancelled.current) {
+              cancelled.current = false;
+              return;
+            }
+            void save();
+          }}
+        >
           <label htmlFor="card-description" className="visually-hidden">
             Description (Markdown)
           </label>
           <textarea
             id="card-description"
+            ref={area}
             className="description-input"
             value={draft}
             rows={Math.min(20, Math.max(5, draft.split('\n').length + 1))}
@@ -64,16 +77,12 @@ export function Description({ card, members, mayWrite, onSave }: { card: Card; m
             placeholder="Markdown: **bold**, lists, [links](https://…)"
             onChange={(e) => setDraft(e.target.value)}
             onKeyDown={onKeyDown}
-            onBlur={() => {
-              if (cancelled.current) {
-                cancelled.current = false;
-                return;
-              }
-              void save();
-            }}
           />
-          <p className="muted small">Leave the field to save; Escape puts back what was saved.</p>
-        </>
+          <div className="row spread">
+            <p className="muted small">Leave the field to save; Escape puts back what was saved.</p>
+            <MentionPicker members={members} field={area} value={draft} onChange={setDraft} />
+          </div>
+        </div>
       ) : card.description ? (
         <div data-testid="card-description">
           <MarkdownText text={card.description} members={members} />

@@ -6,6 +6,7 @@ import { STATUS_LABEL, type Card, type CardEvent, type Comment, type Member, typ
 import { formatDateTime } from '../../lib/dates';
 import { ErrorPanel, Loading } from '../../ui/error-panel';
 import { MarkdownText } from './markdown';
+import { MentionPicker } from './mention-picker';
 
 const FACE_LABEL: Record<CardEvent['actor']['face'], string> = { web: 'web', slack: 'Slack', mcp: 'MCP', cli: 'CLI', api: 'API', job: 'job', github: 'GitHub' };
 const status = (s: unknown) => STATUS_LABEL[s as WorkflowStatus] ?? String(s);
@@ -205,18 +206,6 @@ function CommentForm({
   const [busy, setBusy] = useState(false);
   const area = useRef<HTMLTextAreaElement>(null);
   const id = `comment-${initial ? 'edit' : 'new'}`;
-  const mention = (memberId: string) => {
-    if (!memberId) return;
-    const el = area.current;
-    const at = el ? el.selectionStart : body.length;
-    const before = body.slice(0, at);
-    const text = `${before && !/\s$/.test(before) ? ' ' : ''}@${memberId} `;
-    setBody(before + text + body.slice(el ? el.selectionEnd : at));
-    requestAnimationFrame(() => {
-      el?.focus();
-      el?.setSelectionRange(at + text.length, at + text.length);
-    });
-  };
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!body.trim()) return;
@@ -250,14 +239,7 @@ function CommentForm({
         }}
       />
       <div className="row spread">
-        <select aria-label="Mention a member" value="" onChange={(e) => mention(e.target.value)}>
-          <option value="">@ Mention…</option>
-          {(members ?? []).map((m) => (
-            <option key={m.id} value={m.id}>
-              {m.name}
-            </option>
-          ))}
-        </select>
+        <MentionPicker members={members} field={area} value={body} onChange={setBody} />
         <span className="row">
           {onCancel && (
             <button type="button" className="button small" onClick={onCancel}>
