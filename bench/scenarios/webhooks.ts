@@ -2,6 +2,7 @@ import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { connect } from '../../src/db/connect.js';
+import { DELIVERIES_QUEUED, EVENTS_CHANNEL } from '../../src/db/event-notifications.js';
 import { webhookPayloads } from '../../src/domain/webhook-events.js';
 import { queueDeliveriesOfWritten } from '../../src/domain/webhook-outbox.js';
 import { webhookSignature } from '../../src/domain/webhook-signature.js';
@@ -160,7 +161,8 @@ export const webhooks: Scenario = {
       const queued = performance.now();
       await db.db.transaction().execute(async (trx) => {
         await sql`with written as (select seq, org_id, type, audience, created_at from events where seq = any(${sql.val(seqs.map(String))}::bigint[])), queued as (${queueDeliveriesOfWritten}) select 1`.execute(trx);
-        await sql`select pg_notify('tack_events', ${seqs[seqs.length - 1]!})`.execute(trx);
+        // As writeEvents announces events that queued deliveries.
+        await sql`select pg_notify(${EVENTS_CHANNEL}, ${`${seqs[seqs.length - 1]!}${DELIVERIES_QUEUED}`})`.execute(trx);
       });
       const complete = await until(() => new Set(log.ids).size >= ids.length, () => log.ids.length, 30_000);
       const seconds = ((log.at[log.at.length - 1] ?? queued) - queued) / 1000;
