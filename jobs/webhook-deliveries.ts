@@ -5,7 +5,7 @@ import { recordWebhookDisabled, webhookPayloads } from '../src/domain/webhook-ev
 import { asyncCommit, claimDueRuns, LEASE_MS, recordAttempt, recordRun, RUN_SIZE, type AttemptOutcome, type ClaimedDelivery, type SentAttempt } from '../src/domain/webhook-outbox.js';
 import { toIso } from '../src/domain/time.js';
 import { webhookSignature } from '../src/domain/webhook-signature.js';
-import { ATTEMPT_TIMEOUT_MS, sendDelivery } from './webhook-send.js';
+import { ATTEMPT_TIMEOUT_MS, RunConnections, sendDelivery } from './webhook-send.js';
 
 /** What delivering webhooks needs; everything it touches is handed in, so tests run it as is. */
 export interface WebhookDeps {
@@ -61,6 +61,16 @@ export async function deliverWebhooks(deps: WebhookDeps): Promise<DeliveryRun> {
  * the next attempt.
  */
 async function sendRun(deps: WebhookDeps, claimed: ClaimedDelivery[], tally: DeliveryRun): Promise<void> {
+  // The run's attempts go one after another to one endpoint: over one kept-alive connection while its address holds.
+  const connections = new RunConnections();
+  try {
+    await sendRunOver(deps, claimed, tally, connections);
+  } finally {
+    connections.close();
+  }
+}
+
+async function sendRunOver(deps: WebhookDeps, claimed: ClaimedDelivery[], tally: DeliveryRun, connections: RunConnections): Promise<void> {
   const head = claimed[0];
   if (!head) return;
   const webhookId = head.webhook_id;
@@ -84,7 +94,7 @@ async function sendRun(deps: WebhookDeps, claimed: ClaimedDelivery[], tally: Del
       if (!kept) return;
     }
     const started = deps.clock();
-    const outcome = await attempt(deps, { ...claim, lease_until: lease }, payloads.get(claim.event_seq));
+    const outcome = await attempt(deps, { ...claim, lease_until: lease }, payloads.get(claim.event_seq), connections);
     if (outcome.ok) {
       tally.succeeded++;
       succeeded.push({ id: claim.id, responseStatus: outcome.responseStatus, durationMs: outcome.durationMs, at: deps.clock().toISOString() });
@@ -111,7 +121,7 @@ async function finish(deps: WebhookDeps, part: RunPart): Promise<boolean> {
 }
 
 /** Sends one attempt: the event as `{type, timestamp, data}`, signed for the endpoint's secret now. */
-async function attempt(deps: WebhookDeps, claim: ClaimedDelivery, body: string | undefined): Promise<AttemptOutcome> {
+async function attempt(deps: WebhookDeps, claim: ClaimedDelivery, body: string | undefined, connections: RunConnections): Promise<AttemptOutcome> {
   if (body === undefined) return { ok: false, responseStatus: null, durationMs: 0, error: 'the event is no longer kept' };
   const timestamp = Math.floor(deps.clock().getTime() / 1000);
   const headers = {
@@ -120,7 +130,7 @@ async function attempt(deps: WebhookDeps, claim: ClaimedDelivery, body: string |
     'webhook-signature': webhookSignature(claim.secret, claim.event_id, timestamp, body),
   };
   try {
-    return await sendDelivery(claim.url, headers, body, { policy: deps.policy, timeoutMs: deps.timeoutMs });
+    return await sendDelivery(claim.url, headers, body, { policy: deps.policy, timeoutMs: deps.timeoutMs, connections });
   } catch (err) {
     deps.log.warn({ err: (err as Error).message, webhook: claim.webhook_id }, 'webhooks: an attempt failed unexpectedly');
     return { ok: false, responseStatus: null, durationMs: 0, error: 'internal error' };

@@ -13,6 +13,35 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
 export interface SendOptions {
   policy: WebhookPolicy;
   timeoutMs?: number;
+  /** A run's kept-alive connections (`RunConnections`); without, each attempt has its own. */
+  connections?: RunConnections;
+}
+
+/**
+ * The connections of one run of an endpoint's attempts, sent one after another: kept alive
+ * and used again while the host resolves to the same checked address (one agent per address,
+ * one socket each), so a run of 50 does not open 50 connections. Every attempt is still
+ * resolved and checked first; a connection only ever goes to an address that was checked.
+ * `close` ends them when the run is done.
+ */
+export class RunConnections {
+  readonly #agents = new Map<string, http.Agent>();
+
+  agentFor(target: URL, pinned: ResolvedAddress): http.Agent {
+    const key = `${target.protocol}//${pinned.address}:${target.port}`;
+    let agent = this.#agents.get(key);
+    if (!agent) {
+      const options = { keepAlive: true, maxSockets: 1 };
+      agent = target.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+      this.#agents.set(key, agent);
+    }
+    return agent;
+  }
+
+  close(): void {
+    for (const agent of this.#agents.values()) agent.destroy();
+    this.#agents.clear();
+  }
 }
 
 /**
@@ -38,11 +67,12 @@ export async function sendDelivery(url: string, headers: Record<string, string>,
   const timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
   return new Promise<AttemptOutcome>((resolve) => {
     let settled = false;
-    const settle = (outcome: AttemptOutcome) => {
+    /** `keep`: the answer was read to its end, so a kept-alive connection may serve the next attempt. */
+    const settle = (outcome: AttemptOutcome, keep = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      req.destroy();
+      if (!keep || !options.connections) req.destroy();
       resolve(outcome);
     };
     const lookup: LookupFunction = (_hostname, opts, callback) => {
@@ -56,22 +86,22 @@ export async function sendDelivery(url: string, headers: Record<string, string>,
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'tack-webhooks' },
         lookup,
-        agent: false,
+        agent: options.connections ? options.connections.agentFor(target, pinned) : false,
       },
       (res) => {
         const status = res.statusCode ?? 0;
         let read = 0;
         res.on('data', (chunk: Buffer) => {
           read += chunk.length;
-          if (read > MAX_RESPONSE_BYTES) done();
+          if (read > MAX_RESPONSE_BYTES) done(false);
         });
-        const done = () => {
-          if (status >= 200 && status < 300) settle({ ok: true, responseStatus: status, durationMs: elapsed(), error: null });
+        const done = (ended: boolean) => {
+          if (status >= 200 && status < 300) settle({ ok: true, responseStatus: status, durationMs: elapsed(), error: null }, ended);
           else if (status >= 300 && status < 400) settle(failure(status, elapsed(), `redirect (HTTP ${status}) not followed`));
           else settle(failure(status, elapsed(), `HTTP ${status}`));
         };
-        res.on('end', done);
-        res.on('error', done);
+        res.on('end', () => done(true));
+        res.on('error', () => done(false));
       },
     );
     const timer = setTimeout(() => settle(failure(null, elapsed(), `no answer within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);

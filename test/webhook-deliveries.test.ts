@@ -262,6 +262,26 @@ describe('webhook deliveries', () => {
     }
   });
 
+  it('a run to a receiver that keeps connections alive goes over one connection, each attempt still resolved and checked', async () => {
+    const keeping = await startReceiver({ keepAlive: true });
+    try {
+      await webhook({ url: keeping.url });
+      const ids: string[] = [];
+      for (let i = 0; i < 12; i++) ids.push(await card(`kept ${i}`));
+      expect(await deliverWebhooks(deps({ lanes: 1 }))).toEqual({ succeeded: 12, failed: 0 });
+      expect(keeping.received.map((r) => r.headers['webhook-id'])).toEqual(ids);
+      expect(keeping.connections).toBe(1);
+      // A receiver that closes each connection (the usual receiver here) gets a new one per attempt, and nothing fails.
+      const before = receiver.connections;
+      await webhook({});
+      for (let i = 0; i < 3; i++) await card(`closed ${i}`);
+      expect(await deliverWebhooks(deps({ lanes: 1 }))).toEqual({ succeeded: 6, failed: 0 });
+      expect(receiver.connections - before).toBe(3);
+    } finally {
+      await keeping.close();
+    }
+  });
+
   it('a failure in the middle of a run: what came after it stays pending, unsent, and goes in order after the retry', async () => {
     const hook = await webhook({});
     const ids: string[] = [];
