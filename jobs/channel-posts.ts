@@ -3,6 +3,7 @@ import type { Db } from '../src/domain/context.js';
 import { pauseBoardSubscription } from '../src/domain/board-subscriptions.js';
 import { dequeuePost, eventsById, memberLabels, queueChannelPosts, queuedPosts, reserveChannelSlot, type QueuedPost } from '../src/domain/channel-posts.js';
 import { AppError } from '../src/domain/errors.js';
+import { mentionedIds } from '../src/domain/mentions.js';
 import type { EventRow } from '../src/domain/events.js';
 import type { EventConsumer } from '../src/domain/event-consumers.js';
 import type { JobResult } from '../src/domain/jobs.js';
@@ -121,7 +122,7 @@ async function postOne(deps: ChannelPostDeps, sweep: SlackSweep, orgId: string, 
   const outcome = await postOnce(sweep, {
     claim,
     channel: async () => q.channel_id,
-    message: cardThreadEventView(event),
+    message: cardThreadEventView(event, await mentionedNames(deps, orgId, event)),
     threadTs,
     marker,
     find: (channel) => findMarkedReply(sweep.slack, channel, threadTs, marker),
@@ -163,6 +164,14 @@ async function settledElsewhere(db: Db, q: QueuedPost, kind: 'card_event', perio
     return true;
   }
   return false;
+}
+
+/** The names of the organization's members a comment's body mentions (`@mem_…`), for the thread to show `@Name`. */
+async function mentionedNames(deps: ChannelPostDeps, orgId: string, event: EventRow): Promise<Map<string, string>> {
+  const body = event.type === 'comment.created' && event.data && typeof event.data === 'object' ? (event.data as Record<string, unknown>).body : undefined;
+  if (typeof body !== 'string') return new Map();
+  const found = await memberLabels(deps.db, orgId, mentionedIds(body));
+  return new Map([...found].map(([id, m]) => [id, m.name]));
 }
 
 /** The card as its parent shows it: read as the subscriber; once deleted, from the event. */

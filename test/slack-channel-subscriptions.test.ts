@@ -132,6 +132,15 @@ describe('card threads', () => {
     expect(parentsIn('C0THREAD')).toEqual([]);
     expect(repliesIn('C0THREAD').map((r) => [r.body.thread_ts, r.body.text])).toEqual([[parentTs, 'Owner renamed it to “Login, renamed”'.replace('Owner', expect.any(String) as never)]].map(([ts]) => [ts, expect.stringContaining('renamed it to “Login, renamed”')]));
     expect(await t.server.db.db.selectFrom('slack_channel_queue').selectAll().where('channel_id', '=', 'C0THREAD').execute()).toEqual([]);
+
+    // A comment's mention shows the member's name in the thread, not the stored @mem_….
+    fake.clear();
+    expect((await t.api('POST', `/v1/cards/${c.id}/comments`, { body: { body: `Over to @${ownerId} for review` } })).status).toBe(201);
+    await runChannelPosts(deps());
+    const [comment] = repliesIn('C0THREAD');
+    const me = (await t.api('GET', '/v1/me')).body.member.name as string;
+    expect(comment!.body.text).toContain(`commented: Over to @${me} for review`);
+    expect(JSON.stringify(comment!.body.blocks)).not.toContain(ownerId);
   });
 
   it('never posts an event twice in a thread when Slack answers after 12 s', { timeout: 40_000 }, async () => {

@@ -1,6 +1,7 @@
 import type { types } from '@slack/bolt';
 import type { SlackReply } from '../command-context.js';
 import { clip, context, ephemeral, escapeText, field, link, message, section } from './blocks.js';
+import { mentionsAsNames } from '../../domain/mentions.js';
 import { statusLabel, type CardView } from './cards.js';
 
 /**
@@ -66,8 +67,8 @@ function dataField(data: unknown, field: string): unknown {
   return data && typeof data === 'object' ? (data as Record<string, unknown>)[field] : undefined;
 }
 
-/** What happened, in words after the actor's name. */
-export function eventSentence(e: ThreadEvent): string {
+/** What happened, in words after the actor's name; `names`: members a comment mentions, shown as `@Name`. */
+export function eventSentence(e: ThreadEvent, names: ReadonlyMap<string, string> = new Map()): string {
   switch (e.type) {
     case 'card.created':
       return 'created the card';
@@ -92,7 +93,7 @@ export function eventSentence(e: ThreadEvent): string {
     case 'criterion.deleted':
       return 'removed a criterion';
     case 'comment.created':
-      return `commented: ${text(dataField(e.data, 'body'), 500)}`;
+      return `commented: ${text(mentionsAsNames(String(dataField(e.data, 'body') ?? ''), names), 500)}`;
     case 'comment.updated':
       return 'edited a comment';
     case 'comment.deleted':
@@ -103,9 +104,9 @@ export function eventSentence(e: ThreadEvent): string {
 }
 
 /** A thread reply for one event. */
-export function cardThreadEventView(e: ThreadEvent): SlackReply {
+export function cardThreadEventView(e: ThreadEvent, names?: ReadonlyMap<string, string>): SlackReply {
   const who = clip(escapeText(e.actor_name || 'someone'), 100);
-  const sentence = eventSentence(e);
+  const sentence = eventSentence(e, names);
   return message(`${e.actor_name || 'someone'} ${sentence}`, [section(`*${who}* ${sentence}`)]);
 }
 
