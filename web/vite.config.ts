@@ -21,6 +21,9 @@ const VENDOR_GROUPS: [string, RegExp][] = [
   // The app's own small modules most pages share (the API client, its errors, dates): one file
   // with the shell rather than a handful of tiny ones per page.
   ['app', /web[\\/]src[\\/](api[\\/]|lib[\\/](dates|relative-date|people|may-write)\.|ui[\\/](icons|error-panel|field-errors|page-title)\.)/],
+  // The card's Markdown (marked and its renderer), one file of its own whatever else the
+  // description and the timeline share: the first-load test looks for it by name.
+  ['markdown', /(node_modules[\\/]marked[\\/]|web[\\/]src[\\/]pages[\\/]card[\\/]markdown\.tsx)/],
 ];
 
 /**
