@@ -91,7 +91,7 @@ const storedRecord = new QueryTemplate('idempotencyRecord', (db, _shape: null, v
  * Returns the stored response to replay, or undefined when the write should run.
  */
 export async function claimKey(trx: Kysely<Database>, slot: IdempotencySlot, locked?: boolean): Promise<StoredResponse | undefined> {
-  // The lock was taken by an earlier statement of this transaction (`keyLock` in the caller's re-check), or is taken now.
+  // The lock was taken by an earlier statement of this transaction (the lock named by `keyLockName`, in the caller's re-check), or is taken now.
   const got = locked ?? (await sql<{ got: boolean }>`select ${transactionLock(keyLockName(slot))} as got`.execute(trx)).rows[0]?.got;
   if (!got) {
     throw new AppError('idempotency_key_in_use', 409, 'A request with this Idempotency-Key is still being processed; retry shortly.');
