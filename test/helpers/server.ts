@@ -39,6 +39,9 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
+/** How long a test's request may wait for its answer: under the tests' own 30 s. */
+const REQUEST_LIMIT_MS = 25_000;
+
 /**
  * A client for a running server over real HTTP; `token` defaults to the given one. Every
  * answer to a `/v1` operation is checked against the OpenAPI document (status, body,
@@ -55,8 +58,17 @@ export function apiClient(baseUrl: string, defaultToken: string | null): Api {
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
-    const res = await fetch(`${baseUrl}${path}`, { method, headers, body });
-    const text = await res.text();
+    // Bounded, so a request the server never answers fails naming itself instead of as the test's timeout.
+    const signal = AbortSignal.timeout(REQUEST_LIMIT_MS);
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetch(`${baseUrl}${path}`, { method, headers, body, signal });
+      text = await res.text();
+    } catch (err) {
+      if (signal.aborted) throw new Error(`${method} ${path} got no answer within ${REQUEST_LIMIT_MS} ms`);
+      throw err;
+    }
     recordConforming({ method, url: path, status: res.status, headers: res.headers, text });
     let parsed: unknown = undefined;
     try {
