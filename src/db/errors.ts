@@ -27,6 +27,20 @@ export function isTransientConflict(err: unknown): boolean {
 }
 
 /**
+ * A write that met another transaction's commit it could not see when it started (an
+ * idempotency key stored meanwhile): as a serialization failure (40001), the whole
+ * transaction rolls back and runs again, and then sees that commit.
+ */
+export class ConcurrentCommit extends Error {
+  override name = 'ConcurrentCommit';
+  readonly code = '40001';
+
+  constructor(what: string) {
+    super(`${what} was committed by another transaction meanwhile`);
+  }
+}
+
+/**
  * "cached plan must not change result type" (0A000): a named prepared statement planned
  * before another process changed the table's columns. Re-preparing it fixes it.
  */

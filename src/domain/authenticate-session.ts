@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { transactionLock } from '../db/transaction-lock.js';
+import { keyClaimColumns, type KeyClaim, type KeyClaimValues } from './idempotency.js';
 import type { Principal } from './context.js';
 import { PROFILE_COLUMNS, profileOf, replaySecretOf, type Authenticated } from './authenticate.js';
 import { cappedRole } from './credential-limits.js';
@@ -68,7 +68,7 @@ export async function authenticateSession(db: Kysely<Database>, secret: string, 
  * Re-reads a session inside a write's own transaction (as `confirmPrincipal` does for
  * tokens): a session ended or idled out in any process, whose member is gone, or whose
  * token was revoked or expired, writes nothing, and the write runs with the member's current
- * role (under the session's ceiling) and the scopes it allows. `lock`, when given, is taken
+ * role (under the session's ceiling) and the scopes it allows. `key`, when given, is claimed
  * in the same statement (see `confirmPrincipal`).
  */
 export async function confirmSession(
@@ -76,16 +76,17 @@ export async function confirmSession(
   principal: Principal,
   sessionId: string,
   now: Date,
-  lock?: string,
-): Promise<{ principal: Principal; locked?: boolean }> {
+  key?: KeyClaimValues,
+): Promise<{ principal: Principal; claim?: KeyClaim }> {
   const row = await liveSessions(db, now)
     .innerJoin('members', (j) => j.onRef('members.id', '=', 'sessions.member_id').onRef('members.org_id', '=', 'sessions.org_id'))
     .select(['members.role', 'sessions.scopes', 'sessions.role_ceiling'])
-    .$if(lock !== undefined, (qb) => qb.select(transactionLock(lock!).as('locked')))
+    .$if(key !== undefined, (qb) => qb.select(keyClaimColumns(key!)))
     .where('sessions.org_id', '=', principal.orgId)
     .where('sessions.id', '=', sessionId)
     .executeTakeFirst();
   if (!row) throw sessionEnded();
   const role = cappedRole(row.role, row.role_ceiling);
-  return { principal: role === principal.role ? principal : { ...principal, role, scopes: sessionScopes(role, row.scopes) }, locked: row.locked };
+  const confirmed = role === principal.role ? principal : { ...principal, role, scopes: sessionScopes(role, row.scopes) };
+  return { principal: confirmed, ...(key && { claim: { locked: row.locked === true, stored: row.stored ?? null } }) };
 }

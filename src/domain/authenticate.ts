@@ -2,10 +2,10 @@ import { createHmac } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { QueryTemplate } from '../db/query-template.js';
 import type { Database } from '../db/schema.js';
-import { transactionLock } from '../db/transaction-lock.js';
 import type { Principal, Profile, Scope } from './context.js';
 import { cappedRole } from './credential-limits.js';
 import { AppError } from './errors.js';
+import { keyClaimColumns, type KeyClaim, type KeyClaimValues } from './idempotency.js';
 import { presentMember } from './members.js';
 import { pgTimestamp } from './time.js';
 import { hashToken, isWellFormedToken, sameDigest } from './token-format.js';
@@ -120,26 +120,28 @@ export async function authenticateToken(db: Kysely<Database>, token: string, now
  * ```
  */
 /**
- * `lock` (the name of a transaction lock, `transactionLock`), when given, is taken in the same
- * statement: one round trip less for a write with an Idempotency-Key. `locked` is undefined
- * when no statement was needed (a caller with no token).
+ * `key` (an idempotency key's lock and record, `keyClaimColumns`), when given, is claimed in
+ * the same statement: one round trip less for a write with an Idempotency-Key. `claim` is
+ * undefined when no statement was needed (a caller with no token).
  */
-export async function confirmPrincipal(db: Kysely<Database>, principal: Principal, now: Date, lock?: string): Promise<{ principal: Principal; locked?: boolean }> {
+export async function confirmPrincipal(db: Kysely<Database>, principal: Principal, now: Date, key?: KeyClaimValues): Promise<{ principal: Principal; claim?: KeyClaim }> {
   if (principal.tokenId === null) return { principal };
-  const row = await tokenNow.executeTakeFirst(db, lock !== undefined, { org: principal.orgId, token: principal.tokenId, lock: lock ?? '' });
+  const row = await tokenNow.executeTakeFirst(db, key !== undefined, { ...(key ?? NO_KEY), org: principal.orgId, token: principal.tokenId });
   if (!row) throw unauthorized();
   if (row.expires_at !== null && pgTimestamp(row.expires_at).getTime() <= now.getTime()) throw unauthorized();
   const role = cappedRole(row.role, row.role_ceiling);
-  return { principal: role === principal.role ? principal : { ...principal, role }, locked: row.locked };
+  return { principal: role === principal.role ? principal : { ...principal, role }, ...(key && { claim: { locked: row.locked === true, stored: row.stored ?? null } }) };
 }
 
-/** The token as it is now (`confirmPrincipal`), taking the lock named `lock` in the same statement when `locking`. */
-const tokenNow = new QueryTemplate('confirmPrincipal', (db, locking: boolean, v: { org: string; token: string; lock: string }) =>
+const NO_KEY: KeyClaimValues = { lock: '', owner: '', operation: '', key: '' };
+
+/** The token as it is now (`confirmPrincipal`), claiming the idempotency key in the same statement when `claiming`. */
+const tokenNow = new QueryTemplate('confirmPrincipal', (db, claiming: boolean, v: KeyClaimValues & { org: string; token: string }) =>
   db
     .selectFrom('tokens')
     .innerJoin('members', (j) => j.onRef('members.id', '=', 'tokens.member_id').onRef('members.org_id', '=', 'tokens.org_id'))
     .select(['members.role', 'tokens.expires_at', 'tokens.role_ceiling'])
-    .$if(locking, (qb) => qb.select(transactionLock(v.lock).as('locked')))
+    .$if(claiming, (qb) => qb.select(keyClaimColumns(v)))
     .where('tokens.org_id', '=', v.org)
     .where('tokens.id', '=', v.token)
     .where('tokens.revoked_at', 'is', null),

@@ -3,6 +3,7 @@ import type { Database } from '../db/schema.js';
 import { confirmPrincipal } from './authenticate.js';
 import { confirmSession } from './authenticate-session.js';
 import type { Principal } from './context.js';
+import type { KeyClaim, KeyClaimValues } from './idempotency.js';
 
 /**
  * The caller as the database says it is now, read inside a write's own transaction: a
@@ -10,14 +11,14 @@ import type { Principal } from './context.js';
  * Slack users (no token, no session) are read afresh for each command already.
  */
 export async function confirmCaller(db: Kysely<Database>, principal: Principal, now: Date): Promise<Principal> {
-  return (await confirmCallerLocking(db, principal, now)).principal;
+  return (await confirmCallerClaiming(db, principal, now)).principal;
 }
 
 /**
- * `confirmCaller`, taking the transaction lock named `lock` (an idempotency key's) in the same
- * statement, one round trip less; `locked` is undefined when no statement was made (Slack).
+ * `confirmCaller`, claiming an idempotency key (its lock and stored record, `keyClaimColumns`)
+ * in the same statement, one round trip less; `claim` is undefined when no statement was made (Slack).
  */
-export function confirmCallerLocking(db: Kysely<Database>, principal: Principal, now: Date, lock?: string): Promise<{ principal: Principal; locked?: boolean }> {
-  if (principal.sessionId !== undefined) return confirmSession(db, principal, principal.sessionId, now, lock);
-  return confirmPrincipal(db, principal, now, lock);
+export function confirmCallerClaiming(db: Kysely<Database>, principal: Principal, now: Date, key?: KeyClaimValues): Promise<{ principal: Principal; claim?: KeyClaim }> {
+  if (principal.sessionId !== undefined) return confirmSession(db, principal, principal.sessionId, now, key);
+  return confirmPrincipal(db, principal, now, key);
 }

@@ -5,7 +5,7 @@ import type { Database, EventsTable } from '../db/schema.js';
 import { FACES, type Ctx } from './context.js';
 import { SUBJECT_TYPES, type Snapshot, type SubjectKey } from './event-subjects.js';
 import { toIso } from './time.js';
-import { storeKeyRecord, type KeyRecord } from './idempotency.js';
+import { keyStoredMeanwhile, storeKeyRecord, type KeyRecord } from './idempotency.js';
 import { queueDeliveriesOfWritten } from './webhook-outbox.js';
 
 /** Every type of event (contract §10). */
@@ -105,7 +105,7 @@ export type EventValues = Omit<Insertable<EventsTable>, 'seq' | 'changes' | 'dat
  */
 export async function insertEvents(ctx: Ctx, drafts: readonly EventDraft[], key?: KeyRecord): Promise<void> {
   if (drafts.length === 0) {
-    if (key) await storeKeyRecord(key).execute(ctx.db);
+    if (key && (await storeKeyRecord(key).execute(ctx.db)).rows.length === 0) throw keyStoredMeanwhile();
     return;
   }
   const p = ctx.principal;
@@ -142,11 +142,14 @@ export async function insertEvents(ctx: Ctx, drafts: readonly EventDraft[], key?
  *   with written as (insert into events (…) select … from jsonb_to_recordset($rows) as r(…, n) order by r.n returning …),
  *        queued as (<queueDeliveriesOfWritten>),
  *        stored as (<storeKeyRecord>)
- *   select pg_notify('tack_events', max(seq)::text || <' deliveries' when any were queued>) from written
+ *   select pg_notify('tack_events', max(seq)::text || <' deliveries' when any were queued>), exists (select from stored) from written
+ *
+ * A record of `key` not stored (one committed meanwhile, see `storeKeyRecord`) rolls the
+ * write back to run again (`ConcurrentCommit`); the NOTIFY goes with the rollback.
  */
 export async function writeEvents(db: Kysely<Database>, rows: readonly EventValues[], key?: KeyRecord): Promise<void> {
   const stored = key ? sql`, stored as (${storeKeyRecord(key)})` : sql``;
-  await sql`
+  const answer = await sql<{ stored: boolean }>`
     with written as (
       insert into events (org_id, type, created_at, actor_member_id, actor_name, actor_agent, face, subject_type, subject_id, subject_ref, card_id, audience, member_id, changes, data)
       select r.org_id, r.type, r.created_at, r.actor_member_id, r.actor_name, r.actor_agent, r.face, r.subject_type, r.subject_id, r.subject_ref, r.card_id, r.audience, r.member_id, r.changes, r.data
@@ -155,7 +158,10 @@ export async function writeEvents(db: Kysely<Database>, rows: readonly EventValu
       order by r.n
       returning seq, org_id, type, audience, created_at
     ), queued as (${queueDeliveriesOfWritten})${stored}
-    select pg_notify(${EVENTS_CHANNEL}, max(seq)::text || case when exists (select from queued) then ${DELIVERIES_QUEUED} else '' end) from written`.execute(db);
+    select pg_notify(${EVENTS_CHANNEL}, max(seq)::text || case when exists (select from queued) then ${DELIVERIES_QUEUED} else '' end),
+      ${key ? sql`exists (select from stored)` : sql`true`} as stored
+    from written`.execute(db);
+  if (!answer.rows[0]?.stored) throw keyStoredMeanwhile();
 }
 
 export type EventRow = Selectable<EventsTable>;

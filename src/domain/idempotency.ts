@@ -3,6 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import { QueryTemplate } from '../db/query-template.js';
 import type { Database } from '../db/schema.js';
 import { transactionLock } from '../db/transaction-lock.js';
+import { ConcurrentCommit } from '../db/errors.js';
 import { AppError } from './errors.js';
 import { pooledRandomBytes } from './random-pool.js';
 
@@ -62,41 +63,67 @@ function unseal(stored: string, slot: IdempotencySlot): string {
   return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
 }
 
-/**
- * The key's transaction lock as an expression (true when this transaction holds it now), for
- * `claimKey` or for a statement the write makes before it. The lookup of a stored record must
- * stay a later statement than the lock: only then does its snapshot see the commit of the
- * request that held the key.
- */
+/** The name of the key's transaction lock (`transactionLock`). */
 export function keyLockName(slot: IdempotencySlot): string {
   // Keys are visible ASCII, so a space cannot occur inside any part.
   return `${slot.owner} ${slot.operation} ${slot.key}`;
 }
 
-/** A stored record of the key, within its time to live. */
-const storedRecord = new QueryTemplate('idempotencyRecord', (db, _shape: null, v: { owner: string; operation: string; key: string }) =>
-  db
-    .selectFrom('idempotency_keys')
-    .select(['request_hash', 'status', 'body'])
-    .where('token_id', '=', v.owner)
-    .where('operation', '=', v.operation)
-    .where('key', '=', v.key)
-    .where(sql<boolean>`created_at > now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`),
-);
+/** A key's record as stored: what `claimKey` decides on. */
+export interface StoredRecord {
+  request_hash: string;
+  status: number;
+  body: string | null;
+}
+
+/** The key as a statement's values (`KeyClaim`'s columns). */
+export interface KeyClaimValues {
+  lock: string;
+  owner: string;
+  operation: string;
+  key: string;
+  [slot: string]: string;
+}
+
+export const keyClaimValues = (slot: IdempotencySlot): KeyClaimValues => ({ lock: keyLockName(slot), owner: slot.owner, operation: slot.operation, key: slot.key });
+
+/**
+ * The key's lock and its stored record (within its time to live) as two columns, `locked`
+ * and `stored` (JSON, null when there is none), for `claimKey`, or for the statement a write
+ * makes first (the caller's re-check): one round trip for both. The record is read in the
+ * statement's snapshot, which may predate the commit of the request that held the lock just
+ * before: `storeKeyRecord` then finds that record and the write runs again (`ConcurrentCommit`).
+ */
+export function keyClaimColumns(v: KeyClaimValues) {
+  return [
+    transactionLock(v.lock).as('locked'),
+    sql<StoredRecord | null>`(select json_build_object('request_hash', k.request_hash, 'status', k.status, 'body', k.body) from idempotency_keys k
+      where k.token_id = ${v.owner} and k.operation = ${v.operation} and k.key = ${v.key}
+      and k.created_at > now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS}))`.as('stored'),
+  ] as const;
+}
+
+/** What a statement that claimed the key found (`keyClaimColumns`). */
+export interface KeyClaim {
+  locked: boolean;
+  stored: StoredRecord | null;
+}
+
+const claimStatement = new QueryTemplate('claimKey', (db, _shape: null, v: KeyClaimValues) => db.selectNoFrom(keyClaimColumns(v)));
 
 /**
  * Claims the key inside the write's transaction. Another transaction holding the same key
  * means the first request is still running (409 `idempotency_key_in_use`); a committed record
  * is replayed when the body matches, refused (409 `idempotency_key_reused`) when it does not.
- * Returns the stored response to replay, or undefined when the write should run.
+ * Returns the stored response to replay, or undefined when the write should run. `claimed`:
+ * what an earlier statement of this transaction found (`keyClaimColumns`), else it asks now.
  */
-export async function claimKey(trx: Kysely<Database>, slot: IdempotencySlot, locked?: boolean): Promise<StoredResponse | undefined> {
-  // The lock was taken by an earlier statement of this transaction (the lock named by `keyLockName`, in the caller's re-check), or is taken now.
-  const got = locked ?? (await sql<{ got: boolean }>`select ${transactionLock(keyLockName(slot))} as got`.execute(trx)).rows[0]?.got;
-  if (!got) {
+export async function claimKey(trx: Kysely<Database>, slot: IdempotencySlot, claimed?: KeyClaim): Promise<StoredResponse | undefined> {
+  const claim = claimed ?? (await claimStatement.executeTakeFirst(trx, null, keyClaimValues(slot)))!;
+  if (!claim.locked) {
     throw new AppError('idempotency_key_in_use', 409, 'A request with this Idempotency-Key is still being processed; retry shortly.');
   }
-  const existing = await storedRecord.executeTakeFirst(trx, null, { owner: slot.owner, operation: slot.operation, key: slot.key });
+  const existing = claim.stored;
   if (!existing) return undefined;
   if (existing.request_hash !== slot.hash) {
     throw new AppError('idempotency_key_reused', 409, 'This Idempotency-Key was already used with a different request.');
@@ -121,21 +148,32 @@ export function keyRecord(slot: IdempotencySlot, response: StoredResponse): KeyR
 }
 
 /**
- * Stores a record (only an expired one can be in the way: a live one was replayed by
- * `claimKey`), as a statement of its own or inside another (`storeKeyRecord` is also a CTE of
- * `writeEvents`'s statement):
+ * Stores a record in place of an expired one, never of a live one, as a statement of its own
+ * or inside another (`storeKeyRecord` is also a CTE of `writeEvents`'s statement); it returns
+ * a row when it stored. None means a live record was committed since `claimKey` read: the
+ * write that stores must then run again (`ConcurrentCommit`), and will replay that record.
  *
  *   insert into idempotency_keys (token_id, operation, key, request_hash, status, body) values (…)
  *   on conflict (token_id, operation, key) do update set request_hash = …, status = …, body = …, created_at = now()
+ *   where idempotency_keys.created_at <= now() - 24 hours
+ *   returning token_id
  */
 export function storeKeyRecord(record: KeyRecord) {
-  return sql`insert into idempotency_keys (token_id, operation, key, request_hash, status, body)
+  return sql<{ token_id: string }>`insert into idempotency_keys (token_id, operation, key, request_hash, status, body)
     values (${record.token_id}, ${record.operation}, ${record.key}, ${record.request_hash}, ${record.status}, ${record.body})
     on conflict (token_id, operation, key) do update
-    set request_hash = excluded.request_hash, status = excluded.status, body = excluded.body, created_at = now()`;
+    set request_hash = excluded.request_hash, status = excluded.status, body = excluded.body, created_at = now()
+    where idempotency_keys.created_at <= now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})
+    returning token_id`;
 }
 
-/** Records the response in the same transaction as the write it guards. */
+/** The write could not store its record: another request with its key committed meanwhile. */
+export const keyStoredMeanwhile = () => new ConcurrentCommit('A request with this Idempotency-Key');
+
+/**
+ * Records the response in the same transaction as the write it guards. Used by operations
+ * that commit their own steps, where two processes may both run one key: the first record stays.
+ */
 export async function recordKey(trx: Kysely<Database>, slot: IdempotencySlot, response: StoredResponse): Promise<void> {
   await storeKeyRecord(keyRecord(slot, response)).execute(trx);
 }

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { confirmCaller, confirmCallerLocking } from '../domain/confirm-caller.js';
+import { confirmCaller, confirmCallerClaiming } from '../domain/confirm-caller.js';
 import type { Ctx, Principal } from '../domain/context.js';
 import { AppError } from '../domain/errors.js';
 import { RawJson } from '../db/raw-json.js';
-import { claimKey, keyLockName, keyRecord, recordKey, requestHash, type IdempotencySlot } from '../domain/idempotency.js';
+import { claimKey, keyClaimValues, keyRecord, recordKey, requestHash, type IdempotencySlot } from '../domain/idempotency.js';
 import { requireScope, requireWriter } from '../domain/permissions.js';
 import { slackProfileZone } from '../domain/time-zone.js';
 import { resolveDueDates } from '../domain/todo-due.js';
@@ -72,11 +72,11 @@ export async function execute(
   }
   // Events (contract §10): recorded by `withEvents` in the write's transaction; a refusal worth recording, after its rollback.
   const write = () => writeTransaction(rt, async (trx, scope) => {
-    // The caller re-read and the key's lock in one statement; a refused caller's lock ends with the rollback.
-    const { principal: caller, locked } = await confirmCallerLocking(trx, principal, rt.clock(), slot && keyLockName(slot));
+    // The caller re-read and the key claimed (its lock and stored record) in one statement; a refused caller's lock ends with the rollback.
+    const { principal: caller, claim } = await confirmCallerClaiming(trx, principal, rt.clock(), slot && keyClaimValues(slot));
     refuseReader(op, caller);
     if (slot) {
-      const stored = await claimKey(trx, slot, locked);
+      const stored = await claimKey(trx, slot, claim);
       if (stored) return { ...stored, replayed: true };
     }
     let response: { status: number; body: unknown } | undefined;
