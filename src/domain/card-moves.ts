@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import type { Updateable } from 'kysely';
+import { QueryTemplate } from '../db/query-template.js';
 import type { CardsTable } from '../db/schema.js';
 import { assigneeIds, assigneesOf, requireMembers, setAssignees } from './card-assignees.js';
-import { findCard } from './card-refs.js';
+import { cardKeyIs, cardKeyOf, findCard, type CardKeyKind, type CardKeyValues } from './card-refs.js';
 import { cardDescription, cardKey, cardKeyInput, cardTitle, loadCard, type Card } from './cards.js';
 import { WORKFLOW_STATUSES, type WorkflowStatus } from '../vocabulary.js';
 import type { Ctx, Principal } from './context.js';
-import { forbidden, type AppError } from './errors.js';
+import { forbidden, notFound, type AppError } from './errors.js';
 import { scopeRefusal, writerRefusal } from './permissions.js';
 import { key } from './fields.js';
 import { dueDate } from './todo-due.js';
@@ -76,15 +77,18 @@ export function movesOn(principal: Principal, gated: boolean): CardMoves {
 /**
  * Moves a card (any state to any state) and changes its title, due date, milestone or
  * assignees. The gate is checked before anything is written, so a refused move changes
- * nothing that came with it either. `@name` mentions in a new description are stored as
- * `@mem_…`, as a comment's are.
+ * nothing that came with it either: what refuses the move on any board (scope, role) before
+ * any statement, and the gate's refusal in the update itself, which then changes no row
+ * (one statement: no read of the card first). `@name` mentions in a new description are
+ * stored as `@mem_…`, as a comment's are.
  */
 export async function moveCard(ctx: Ctx, input: z.infer<typeof moveCardInput>): Promise<Card> {
   const orgId = ctx.principal.orgId;
-  const card = await findCard(ctx.db, orgId, input.id, true);
-  const refusal = moveRefusal(ctx.principal, card.gated, input.workflow_status);
+  const refusal = moveRefusal(ctx.principal, false, input.workflow_status);
   if (refusal) throw refusal;
-  const patch: Updateable<CardsTable> = {};
+  // The refusal a gated board adds, if any: the update leaves gated boards' cards alone then.
+  const gateRefusal = moveRefusal(ctx.principal, true, input.workflow_status);
+  const patch: CardPatch = {};
   if (input.workflow_status !== undefined) patch.workflow_status = input.workflow_status;
   if (input.title !== undefined) patch.title = input.title;
   if (input.description !== undefined) patch.description = input.description === null ? null : await storeMentions(ctx.db, orgId, input.description);
@@ -92,16 +96,47 @@ export async function moveCard(ctx: Ctx, input: z.infer<typeof moveCardInput>): 
   if (input.milestone !== undefined) {
     patch.milestone_id = input.milestone === null ? null : await findMilestoneId(ctx.db, orgId, input.milestone);
   }
-  if (input.assignee_ids !== undefined) {
-    const assignees = assigneesOf(ctx.principal, input.assignee_ids);
-    await requireMembers(ctx.db, orgId, assignees);
-    await setAssignees(ctx.db, orgId, card.id, assignees, true);
+  const assignees = input.assignee_ids === undefined ? undefined : assigneesOf(ctx.principal, input.assignee_ids);
+  if (assignees) await requireMembers(ctx.db, orgId, assignees);
+  const { by, values } = cardKeyOf(orgId, input.id);
+  const fields = (Object.keys(patch) as (keyof CardPatch)[]).sort();
+  const moved = await cardUpdate.executeTakeFirst(
+    ctx.db,
+    { by, fields, ungatedOnly: gateRefusal !== undefined },
+    { ...values, ...(patch as Record<string, string | null>), updated_at: ctx.clock().toISOString() },
+  );
+  if (!moved) {
+    // No row changed: no such card, or the gate refused.
+    const card = await findCard(ctx.db, orgId, input.id);
+    if (gateRefusal && card.gated) throw gateRefusal;
+    throw notFound('card', input.id);
   }
-  await ctx.db
-    .updateTable('cards')
-    .set({ ...patch, updated_at: ctx.clock().toISOString() })
-    .where('org_id', '=', orgId)
-    .where('id', '=', card.id)
-    .execute();
-  return loadCard(ctx, card.id);
+  if (assignees) await setAssignees(ctx.db, orgId, moved.id, assignees, true);
+  return loadCard(ctx, moved.id);
 }
+
+/** The columns `moveCard` may change. */
+type CardPatch = Pick<Updateable<CardsTable>, 'workflow_status' | 'title' | 'description' | 'due_on' | 'milestone_id'>;
+
+/**
+ * `moveCard`'s update, by id or ref, of the fields given, skipping cards of gated boards when
+ * `ungatedOnly`; answers the card's id when a row changed:
+ *
+ * ```sql
+ * update cards as c set <fields> = …, updated_at = $1 from boards as b
+ * where b.id = c.board_id and c.org_id = $2 and <cardKeyIs> [and b.gated = false] returning c.id
+ * ```
+ */
+const cardUpdate = new QueryTemplate(
+  'moveCard',
+  (db, shape: { by: CardKeyKind; fields: (keyof CardPatch)[]; ungatedOnly: boolean }, v: CardKeyValues & Record<string, string | number | null>) =>
+    db
+      .updateTable('cards as c')
+      .from('boards as b')
+      .set({ ...Object.fromEntries(shape.fields.map((f) => [f, v[f]])), updated_at: v.updated_at as string })
+      .whereRef('b.id', '=', 'c.board_id')
+      .where('c.org_id', '=', v.org)
+      .where(cardKeyIs(shape.by, v))
+      .$if(shape.ungatedOnly, (qb) => qb.where('b.gated', '=', false))
+      .returning('c.id'),
+);
