@@ -147,33 +147,31 @@ export async function createTodo(ctx: Ctx, input: z.infer<typeof createTodoInput
 
 /**
  * Sets a todo done or not, and its mirrored criterion with it, in the write's transaction.
- * The todo row is locked first: of many concurrent calls one changes it and the rest find it
- * already in that state and change nothing, so a criterion is never ticked twice.
+ * The update changes the row only when it is not in that state yet (a concurrent call's waits
+ * for the row, then finds it changed): of many concurrent calls one changes it and the rest
+ * change nothing, so a criterion is never ticked twice.
  */
 export async function setTodoDone(ctx: Ctx, todoId: string, done: boolean): Promise<Todo> {
-  const row = await ctx.db
-    .selectFrom('todos')
-    .select(todoColumns)
-    .where('member_id', '=', ctx.principal.memberId)
-    .where('id', '=', todoId)
-    .forUpdate()
-    .executeTakeFirst();
-  if (!row) throw notFound('todo', todoId);
-  if (row.done === done) return presentTodo(row, await callerCalendar(ctx));
   const now = ctx.clock().toISOString();
   const updated = await ctx.db
     .updateTable('todos')
     .set({ done, done_at: done ? now : null, updated_at: now })
     .where('member_id', '=', ctx.principal.memberId)
-    .where('id', '=', row.id)
+    .where('id', '=', todoId)
+    .where('done', '<>', done)
     .returning(todoColumns)
-    .executeTakeFirstOrThrow();
-  if (row.criterion_id !== null) {
+    .executeTakeFirst();
+  if (!updated) {
+    const row = await ctx.db.selectFrom('todos').select(todoColumns).where('member_id', '=', ctx.principal.memberId).where('id', '=', todoId).executeTakeFirst();
+    if (!row) throw notFound('todo', todoId);
+    return presentTodo(row, await callerCalendar(ctx));
+  }
+  if (updated.criterion_id !== null) {
     await ctx.db
       .updateTable('criteria')
       .set({ done, updated_at: now })
       .where('org_id', '=', ctx.principal.orgId)
-      .where('id', '=', row.criterion_id)
+      .where('id', '=', updated.criterion_id)
       .execute();
   }
   return presentTodo(updated, await callerCalendar(ctx));
