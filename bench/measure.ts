@@ -1,4 +1,5 @@
 import autocannon, { type Request as LoadRequest } from 'autocannon';
+import { cpuOf, postgresCpu } from './process-cpu.js';
 
 export interface Measurement {
   name: string;
@@ -7,6 +8,9 @@ export interface Measurement {
   p99: number;
   errors: number;
   non2xx: number;
+  /** CPU per request in ms, of the process serving the target and of all Postgres processes, when its pid is known. */
+  serverCpu?: number;
+  postgresCpu?: number;
 }
 
 export interface LoadOptions {
@@ -33,8 +37,12 @@ export interface Target {
   baselines?: Target[];
 }
 
-/** A short warm-up (JIT, pools, caches), then the measured run. */
-export async function measure(target: Target, load: LoadOptions): Promise<Measurement> {
+/**
+ * A short warm-up (JIT, pools, caches), then the measured run; with `pid` (the serving
+ * process), the CPU per request it and Postgres spent on the run, from /proc: a write's cost
+ * apart from how busy the shared machine was.
+ */
+export async function measure(target: Target, load: LoadOptions, pid?: number): Promise<Measurement> {
   const base = {
     url: target.url,
     connections: load.connections,
@@ -45,8 +53,9 @@ export async function measure(target: Target, load: LoadOptions): Promise<Measur
     ...(target.requests ? { requests: target.requests } : {}),
   };
   if (load.warmup > 0) await autocannon({ ...base, duration: load.warmup });
+  const before = pid === undefined ? undefined : { server: cpuOf(pid), postgres: postgresCpu() };
   const r = await autocannon({ ...base, duration: load.duration });
-  return {
+  const m: Measurement = {
     name: target.name,
     rps: r.requests.average,
     p50: r.latency.p50,
@@ -54,6 +63,11 @@ export async function measure(target: Target, load: LoadOptions): Promise<Measur
     errors: r.errors + r.timeouts,
     non2xx: r.non2xx,
   };
+  if (before && pid !== undefined && r.requests.total > 0) {
+    m.serverCpu = (cpuOf(pid) - before.server) / r.requests.total;
+    m.postgresCpu = (postgresCpu() - before.postgres) / r.requests.total;
+  }
+  return m;
 }
 
 /** Two decimals, or two significant digits for a ratio too small to show in two decimals. */
@@ -93,11 +107,20 @@ export function summary(runs: Measurement[]): Measurement {
     p99: median(runs.map((r) => r.p99)),
     errors: runs.reduce((n, r) => n + r.errors, 0),
     non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
+    ...(runs.every((r) => r.serverCpu !== undefined && r.postgresCpu !== undefined)
+      ? { serverCpu: median(runs.map((r) => r.serverCpu!)), postgresCpu: median(runs.map((r) => r.postgresCpu!)) }
+      : {}),
   };
 }
 
+/** `server + Postgres = total` CPU ms per request, or '-' when not measured. */
+function cpuCell(m: Measurement): string {
+  if (m.serverCpu === undefined || m.postgresCpu === undefined) return '-';
+  return `${m.serverCpu.toFixed(2)} + ${m.postgresCpu.toFixed(2)} = ${(m.serverCpu + m.postgresCpu).toFixed(2)}`;
+}
+
 export function groupTable(groups: GroupResult[]): string {
-  const head = ['target', 'req/s', 'p50 ms', 'p99 ms', 'ratio to raw', 'ratio to pg json or hello', 'req/s per round', 'errors/non-2xx'];
+  const head = ['target', 'req/s', 'p50 ms', 'p99 ms', 'ratio to raw', 'ratio to pg json or hello', 'CPU ms/req: server + Postgres', 'req/s per round', 'errors/non-2xx'];
   const body: string[][] = [];
   for (const g of groups) {
     const sums = g.variants.map((v) => summary(v.runs));
@@ -111,6 +134,7 @@ export function groupTable(groups: GroupResult[]): string {
         m.p99.toFixed(1),
         raw === undefined ? '-' : ratio(m.rps / raw),
         json === undefined ? '-' : ratio(m.rps / json),
+        cpuCell(m),
         g.variants[i]!.runs.map((r) => r.rps.toFixed(0)).join(' / '),
         `${m.errors}/${m.non2xx}`,
       ]);

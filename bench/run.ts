@@ -50,14 +50,14 @@ function onServer(target: Target, from: string, to: string, name: string): Targe
  * machine getting busier or quieter weighs on all of them alike. The full warm-up runs in the
  * first round only.
  */
-async function measureGroup(target: Target, compare: Target | undefined): Promise<GroupResult> {
+async function measureGroup(target: Target, compare: Target | undefined, pids: Map<string, number>): Promise<GroupResult> {
   const variants: Target[] = [{ ...target, name: 'tack' }, ...(compare ? [compare] : []), ...(target.baselines ?? [])];
   const runs = variants.map(() => [] as Awaited<ReturnType<typeof measure>>[]);
   for (let round = 0; round < ROUNDS; round++) {
     for (let k = 0; k < variants.length; k++) {
       const i = (k + round) % variants.length;
       process.stdout.write(`  round ${round + 1}/${ROUNDS}: ${variants[i]!.name} …\n`);
-      runs[i]!.push(await measure(variants[i]!, { ...load, warmup: round === 0 ? load.warmup : 1 }));
+      runs[i]!.push(await measure(variants[i]!, { ...load, warmup: round === 0 ? load.warmup : 1 }, pids.get(new URL(variants[i]!.url).origin)));
     }
   }
   const first = compare ? 2 : 1;
@@ -68,6 +68,13 @@ async function measureGroup(target: Target, compare: Target | undefined): Promis
     ...(has >= 1 ? { raw: first } : {}),
     ...(has >= 2 ? { pgJson: first + 1 } : {}),
   };
+}
+
+/** The serving process of each server, by its URL's origin (for CPU per request). */
+function pidsOf(children: (Child | undefined)[]): Map<string, number> {
+  const pids = new Map<string, number>();
+  for (const child of children) if (child?.proc.pid !== undefined) pids.set(new URL(child.url).origin, child.proc.pid);
+  return pids;
 }
 
 async function main(): Promise<void> {
@@ -114,7 +121,7 @@ async function main(): Promise<void> {
       for (const target of targets) {
         process.stdout.write(`measuring ${target.name} …\n`);
         const compare = compared ? onServer(target, tack.url, compared.url, `tack at ${compareDir}`) : undefined;
-        groups.push(await measureGroup(target, compare));
+        groups.push(await measureGroup(target, compare, pidsOf([tack, compared, baseline])));
       }
       if (scenario.extra) notes.push(...(await scenario.extra(ctx)));
     }
@@ -124,7 +131,8 @@ async function main(): Promise<void> {
       return;
     }
     console.log(`\n${groupTable(groups)}\n`);
-    console.log('req/s, p50 and p99: the median of the rounds; ratio = req/s / req/s of the raw route of the same target in the same run');
+    console.log('req/s, p50 and p99: the median of the rounds; ratio = req/s / req/s of the raw route of the same target in the same run;');
+    console.log('CPU ms/req: of the serving process and of all Postgres processes over the measured run, per request (the median of the rounds)');
     for (const note of notes) console.log(note);
   } finally {
     await tack?.stop();
