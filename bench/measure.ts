@@ -1,5 +1,5 @@
 import autocannon, { type Request as LoadRequest } from 'autocannon';
-import { cpuOf, postgresCpu } from './process-cpu.js';
+import { cpuOf, postgresCpu, postgresCpuSince } from './process-cpu.js';
 
 export interface Measurement {
   name: string;
@@ -65,7 +65,7 @@ export async function measure(target: Target, load: LoadOptions, pid?: number): 
   };
   if (before && pid !== undefined && r.requests.total > 0) {
     m.serverCpu = (cpuOf(pid) - before.server) / r.requests.total;
-    m.postgresCpu = (postgresCpu() - before.postgres) / r.requests.total;
+    m.postgresCpu = postgresCpuSince(before.postgres) / r.requests.total;
   }
   return m;
 }

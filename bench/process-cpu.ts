@@ -13,13 +13,9 @@ export function cpuOf(pid: number | string): number {
   }
 }
 
-/**
- * User plus system CPU so far of every Postgres process of the machine, in ms: the backends
- * of every connection, the WAL writer, the checkpointer. A backend that ended during a run
- * takes its CPU with it, so runs keep their connections open (autocannon's and the pools').
- */
-export function postgresCpu(): number {
-  let ms = 0;
+/** User plus system CPU so far of each Postgres process of the machine, in ms, by pid. */
+export function postgresCpu(): Map<string, number> {
+  const byPid = new Map<string, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^[0-9]+$/.test(entry)) continue;
     try {
@@ -27,7 +23,18 @@ export function postgresCpu(): number {
     } catch {
       continue;
     }
-    ms += cpuOf(entry);
+    byPid.set(entry, cpuOf(entry));
   }
+  return byPid;
+}
+
+/**
+ * The Postgres CPU spent between two `postgresCpu` readings: the backends of every
+ * connection, the WAL writer, autovacuum. A process that ended in between takes its CPU with
+ * it (an autovacuum worker's run), so the figure leaves that out rather than go below zero.
+ */
+export function postgresCpuSince(before: Map<string, number>): number {
+  let ms = 0;
+  for (const [pid, now] of postgresCpu()) ms += now - (before.get(pid) ?? 0);
   return ms;
 }
