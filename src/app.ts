@@ -12,6 +12,7 @@ import { drainingPlugin } from './http/draining.js';
 import { registerEventStream } from './http/event-stream.js';
 import { StreamCallers } from './http/stream-callers.js';
 import { EventFeed } from './domain/event-feed.js';
+import { eventAnnouncer } from './db/event-announcer.js';
 import { errorsPlugin } from './http/errors.js';
 import { health } from './http/health.js';
 import { registerCompression } from './http/compression.js';
@@ -73,6 +74,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const counter = new RequestCounter({ perMinute: config.rateLimitPerMinute, redis: deps.redis, log, nowMs });
   const { app, connections } = createHttpInstance({ config, log, https: deps.https, counter, counted: byToken });
   const authCache = new AuthCache(db, nowMs);
+  // Every write's events announced after its commit, one NOTIFY at a time (event-announcer.ts).
+  const announcer = eventAnnouncer(db, log);
   const runtime: Runtime = {
     db,
     clock,
@@ -84,6 +87,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     afterCommit(change) {
       if (change.changesAuth) authCache.clear();
     },
+    eventsCommitted: announcer.announce,
   };
   const appUrl = () => runtime.appUrl!;
   const secure = secureCookies(config.appUrl, deps.https !== undefined);
@@ -104,6 +108,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerEventStream(app, { runtime, feed, callers, keepAliveMs: deps.streamKeepAliveMs });
   // Streams end as the drain starts: their clients reconnect (Last-Event-ID) to another process.
   app.addHook('preClose', async () => feed.close());
+  app.addHook('onClose', async () => announcer.stop());
   await app.register(publicLinks, { db, publicBaseUrl: config.publicBaseUrl });
   await app.register(registerSlack, { config, runtime, log, openPool: deps.openPool });
   await app.register(registerGithub, { config, runtime, log });

@@ -1,5 +1,6 @@
 import type { Db } from '../db/connect.js';
 import type { Role } from '../db/schema.js';
+import type { EventsWritten } from '../db/event-announcer.js';
 import type { Member } from './member-schema.js';
 import type { JobRunner } from './jobs.js';
 import type { WebhookPolicy } from './webhook-addresses.js';
@@ -81,6 +82,12 @@ export interface Ctx {
   jobs?: JobRunner;
   /** How webhook URLs are checked (WEBHOOK_ALLOW_PRIVATE, the resolver); set by `execute`. Absent: private addresses refused. */
   webhooks?: WebhookPolicy;
+  /**
+   * Takes what the write's events statement recorded, to announce it after the commit; set by
+   * `execute` when the process announces (`Runtime.eventsCommitted`). Absent: the statement
+   * sends its NOTIFY itself.
+   */
+  eventsWritten?: (written: EventsWritten) => void;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import { DELIVERIES_QUEUED, EVENTS_CHANNEL } from '../db/event-notifications.js';
+import type { EventsWritten } from '../db/event-announcer.js';
 import type { Database, EventsTable } from '../db/schema.js';
 import { FACES, type Ctx } from './context.js';
 import { SUBJECT_TYPES, type Snapshot, type SubjectKey } from './event-subjects.js';
@@ -131,25 +132,29 @@ export async function insertEvents(ctx: Ctx, drafts: readonly EventDraft[], key?
       data: d.data,
     })),
     key,
+    ctx.eventsWritten,
   );
 }
 
 /**
  * Writes event rows, in order, with their webhook deliveries, the idempotency record `key`
- * and the NOTIFY, in one statement (one round trip; no lock: readers order by `(xid, seq)`,
- * see `readyEvents`):
+ * and, unless `written` takes them to announce after the commit (`eventAnnouncer`), the
+ * NOTIFY (delivered on commit only), in one statement (one round trip; no lock: readers order
+ * by `(xid, seq)`, see `readyEvents`):
  *
  *   with written as (insert into events (…) select … from jsonb_to_recordset($rows) as r(…, n) order by r.n returning …),
  *        queued as (<queueDeliveriesOfWritten>),
  *        stored as (<storeKeyRecord>)
- *   select pg_notify('tack_events', max(seq)::text || <' deliveries' when any were queued>), exists (select from stored) from written
+ *   select max(seq), exists (select from queued), exists (select from stored)
+ *          [, pg_notify('tack_events', max(seq)::text || <' deliveries' when any were queued>)] from written
  *
  * A record of `key` not stored (one committed meanwhile, see `storeKeyRecord`) rolls the
- * write back to run again (`ConcurrentCommit`); the NOTIFY goes with the rollback.
+ * write back to run again (`ConcurrentCommit`); an in-statement NOTIFY goes with the rollback.
  */
-export async function writeEvents(db: Kysely<Database>, rows: readonly EventValues[], key?: KeyRecord): Promise<void> {
+export async function writeEvents(db: Kysely<Database>, rows: readonly EventValues[], key?: KeyRecord, written?: (w: EventsWritten) => void): Promise<void> {
   const stored = key ? sql`, stored as (${storeKeyRecord(key)})` : sql``;
-  const answer = await sql<{ stored: boolean }>`
+  const notify = written ? sql`` : sql`, pg_notify(${EVENTS_CHANNEL}, max(seq)::text || case when exists (select from queued) then ${DELIVERIES_QUEUED} else '' end)`;
+  const answer = await sql<{ seq: string; deliveries: boolean; stored: boolean }>`
     with written as (
       insert into events (org_id, type, created_at, actor_member_id, actor_name, actor_agent, face, subject_type, subject_id, subject_ref, card_id, audience, member_id, changes, data)
       select r.org_id, r.type, r.created_at, r.actor_member_id, r.actor_name, r.actor_agent, r.face, r.subject_type, r.subject_id, r.subject_ref, r.card_id, r.audience, r.member_id, r.changes, r.data
@@ -158,10 +163,11 @@ export async function writeEvents(db: Kysely<Database>, rows: readonly EventValu
       order by r.n
       returning seq, org_id, type, audience, created_at
     ), queued as (${queueDeliveriesOfWritten})${stored}
-    select pg_notify(${EVENTS_CHANNEL}, max(seq)::text || case when exists (select from queued) then ${DELIVERIES_QUEUED} else '' end),
-      ${key ? sql`exists (select from stored)` : sql`true`} as stored
+    select max(seq)::text as seq, exists (select from queued) as deliveries, ${key ? sql`exists (select from stored)` : sql`true`} as stored${notify}
     from written`.execute(db);
-  if (!answer.rows[0]?.stored) throw keyStoredMeanwhile();
+  const row = answer.rows[0];
+  if (!row?.stored) throw keyStoredMeanwhile();
+  if (written && row.seq !== null) written({ seq: row.seq, deliveries: row.deliveries });
 }
 
 export type EventRow = Selectable<EventsTable>;

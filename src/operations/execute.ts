@@ -50,7 +50,16 @@ export async function execute(
   present: Presenter<unknown> = serialize,
 ): Promise<Outcome<unknown>> {
   if (op.scope !== null) requireScope(principal, op.scope);
-  const ctx = (db: Kysely<Database>, caller = principal): Ctx => ({ db, clock: rt.clock, principal: caller, publicBaseUrl: rt.publicBaseUrl, appUrl: rt.appUrl, jobs: rt.jobs, webhooks: rt.webhooks });
+  const ctx = (db: Kysely<Database>, caller = principal, eventsWritten?: Ctx['eventsWritten']): Ctx => ({
+    db,
+    clock: rt.clock,
+    principal: caller,
+    publicBaseUrl: rt.publicBaseUrl,
+    appUrl: rt.appUrl,
+    jobs: rt.jobs,
+    webhooks: rt.webhooks,
+    ...(eventsWritten && { eventsWritten }),
+  });
   if (op.readOnly) {
     const due = op.dueDateFields.length === 0 ? input : await resolveDueDates(ctx(rt.db), input, op.dueDateFields);
     const result = await op.run(ctx(rt.db), due);
@@ -81,7 +90,7 @@ export async function execute(
     }
     let response: { status: number; body: unknown } | undefined;
     // The answer is stored with the events, in their statement (one round trip less).
-    await withEvents(ctx(trx, caller), op, input, () => op.run(ctx(trx, caller), input), (result) => {
+    await withEvents(ctx(trx, caller, scope.eventsWritten), op, input, () => op.run(ctx(trx, caller, scope.eventsWritten), input), (result) => {
       response = { status: op.status, body: present(result) };
       return slot && keyRecord(slot, recorded(response));
     });

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import { announceAuthChange } from '../db/auth-notifications.js';
 import type { Database } from '../db/schema.js';
+import { together, type EventsWritten } from '../db/event-announcer.js';
 import { isStalePlan, isTransientConflict } from '../db/errors.js';
 import type { Runtime } from './runtime.js';
 
@@ -14,6 +15,12 @@ export interface WriteScope {
    * delivers on commit, never for a rollback), and this process's cache after the commit.
    */
   authChanged(): Promise<void>;
+  /**
+   * Takes what the write's events statement recorded, announced after the commit
+   * (`Runtime.eventsCommitted`); undefined when the process does not announce, and the
+   * statement notifies itself.
+   */
+  eventsWritten: ((written: EventsWritten) => void) | undefined;
 }
 
 /**
@@ -28,6 +35,8 @@ export async function writeTransaction<T>(rt: Runtime, work: (trx: Kysely<Databa
   let stalePlans = 0;
   for (;;) {
     let changedAuth = false;
+    let written: EventsWritten | undefined;
+    const announce = rt.eventsCommitted;
     try {
       const result = await rt.db.transaction().execute((trx) =>
         work(trx, {
@@ -35,9 +44,11 @@ export async function writeTransaction<T>(rt: Runtime, work: (trx: Kysely<Databa
             if (!changedAuth) await announceAuthChange(trx);
             changedAuth = true;
           },
+          eventsWritten: announce && ((w) => (written = together(written, w))),
         }),
       );
       if (changedAuth) rt.afterCommit?.({ changesAuth: true });
+      if (written && announce) announce(written);
       return result;
     } catch (err) {
       if (isTransientConflict(err) && ++conflicts < CONFLICT_ATTEMPTS) {
