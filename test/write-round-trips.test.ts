@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { connect, type DbHandle } from '../src/db/connect.js';
 import { authenticateToken } from '../src/domain/authenticate.js';
@@ -56,5 +57,8 @@ it('records the event, its deliveries, the idempotency answer and the NOTIFY in 
     expect(sql.at(-2), name).toMatch(ONE_STATEMENT_AFTER_THE_WRITE);
     expect(sql.filter((s) => /pg_advisory_xact_lock\(\$1\)|pg_notify|insert into "?idempotency_keys|insert into "?events|webhook_deliveries/.test(s)), name).toHaveLength(1);
   }
+  // An event takes no lock on its organization's row, which every writer of the organization shares (migration 0027).
+  const keys = await sql<{ conname: string }>`select conname from pg_constraint where conrelid = 'events'::regclass and contype = 'f'`.execute(t.server.db.db);
+  expect(keys.rows).toEqual([]);
   expect(Object.fromEntries(Object.entries(writes).map(([name, sql]) => [name, sql.length]))).toEqual({ createTodo: 5, createSnippet: 10, completeTodo: 6, moveCard: 7 });
 });

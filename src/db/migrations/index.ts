@@ -24,6 +24,7 @@ import { channelSubscriptions } from './0025-channel-subscriptions.js';
 import { comments } from './0023-comments.js';
 import { github } from './0026-github.js';
 import { notifications } from './0024-notifications.js';
+import { eventsOrgKey } from './0027-events-org-key.js';
 
 /** Every migration, in order. Later issues append theirs. */
-export const migrations: SqlMigration[] = [platform, snippets, work, slack, jobs, slackPauses, editing, webSessions, snippetSlugPrefix, slackHome, snippetJson, cardJson, cardBoardStatus, snippetType, credentialCeilings, slackLinks, restoreFences, events, webhooks, search, eventOrder, comments, notifications, channelSubscriptions, github];
+export const migrations: SqlMigration[] = [platform, snippets, work, slack, jobs, slackPauses, editing, webSessions, snippetSlugPrefix, slackHome, snippetJson, cardJson, cardBoardStatus, snippetType, credentialCeilings, slackLinks, restoreFences, events, webhooks, search, eventOrder, comments, notifications, channelSubscriptions, github, eventsOrgKey];
