@@ -1,6 +1,6 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { createRootRouteWithContext, createRoute, createRouter } from '@tanstack/react-router';
-import { boardCardsQuery, boardQuery, membersQuery, todosQuery } from './api/queries';
+import { boardCardsQuery, boardMovesQuery, boardQuery, membersQuery, milestonesQuery, todosQuery } from './api/queries';
 import { lazyPage as page } from './chunks';
 import { RouteError } from './ui/route-error';
 import { Shell } from './ui/shell';
@@ -52,6 +52,8 @@ const routeTree = rootRoute.addChildren([
       void queryClient.prefetchQuery(boardCardsQuery(params.slug, deps));
       void queryClient.prefetchQuery(boardQuery(params.slug));
       void queryClient.prefetchQuery(membersQuery);
+      void queryClient.prefetchQuery(milestonesQuery);
+      void queryClient.prefetchQuery(boardMovesQuery(params.slug));
     },
     component: page(() => import('./pages/board'), 'BoardPage'),
   }),

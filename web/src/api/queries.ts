@@ -110,10 +110,20 @@ export function useBoards() {
   });
 }
 
+export const milestonesQuery = queryOptions({
+  queryKey: keys.milestones,
+  queryFn: () => allPages((cursor) => ok(api.GET('/milestones', { params: { query: { limit: 100, cursor } } }))).then(byEndDate),
+});
+
 export function useMilestones() {
-  return useQuery({
-    queryKey: keys.milestones,
-    queryFn: () => allPages((cursor) => ok(api.GET('/milestones', { params: { query: { limit: 100, cursor } } }))).then(byEndDate),
+  return useQuery(milestonesQuery);
+}
+
+/** Where the caller may put a card of this board (listBoardMoves): the board's gate for them. */
+export function boardMovesQuery(slug: string) {
+  return queryOptions({
+    queryKey: keys.boardMoves(slug),
+    queryFn: () => ok(api.GET('/boards/{id}/moves', { params: { path: { id: slug } } })),
   });
 }
 

@@ -13,7 +13,7 @@ import {
   type DragStartEvent,
 } from '@dnd-kit/core';
 import { api, ok } from '../api/client';
-import { boardQuery, keys, useMayWrite, useMembers, useMilestones, useToday } from '../api/queries';
+import { boardMovesQuery, boardQuery, keys, useMayWrite, useMembers, useMilestones, useToday } from '../api/queries';
 import { asApiError } from '../api/errors';
 import { STATUSES, STATUS_LABEL, type Card, type Member, type WorkflowStatus } from '../api/types';
 import { ErrorPanel, Loading } from '../ui/error-panel';
@@ -63,10 +63,7 @@ export function BoardPage() {
 
   // Where this caller may put a card of this board (create it in, or move it to), from the
   // API (listBoardMoves): the board's gate for them, and what a viewer may not do at all.
-  const moves = useQuery({
-    queryKey: keys.boardMoves(slug),
-    queryFn: () => ok(api.GET('/boards/{id}/moves', { params: { path: { id: slug } } })),
-  });
+  const moves = useQuery(boardMovesQuery(slug));
   const moveTo = useCallback((status: WorkflowStatus) => moves.data?.data.find((m) => m.workflow_status === status), [moves.data]);
   const doneMove = moveTo('done');
   // A viewer (or a read-only token) sees no handle: there is nowhere they may move a card.
