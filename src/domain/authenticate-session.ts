@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { keyClaimColumns, type KeyClaim, type KeyClaimValues } from './idempotency.js';
+import { claimOf, keyClaimColumns, type KeyClaim, type KeyClaimValues } from './idempotency.js';
 import type { Principal } from './context.js';
 import { PROFILE_COLUMNS, profileOf, replaySecretOf, type Authenticated } from './authenticate.js';
 import { cappedRole } from './credential-limits.js';
@@ -88,5 +88,5 @@ export async function confirmSession(
   if (!row) throw sessionEnded();
   const role = cappedRole(row.role, row.role_ceiling);
   const confirmed = role === principal.role ? principal : { ...principal, role, scopes: sessionScopes(role, row.scopes) };
-  return { principal: confirmed, ...(key && { claim: { locked: row.locked === true, stored: row.stored ?? null } }) };
+  return { principal: confirmed, ...(key && { claim: claimOf(row) }) };
 }

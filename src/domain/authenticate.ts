@@ -5,7 +5,7 @@ import type { Database } from '../db/schema.js';
 import type { Principal, Profile, Scope } from './context.js';
 import { cappedRole } from './credential-limits.js';
 import { AppError } from './errors.js';
-import { keyClaimColumns, type KeyClaim, type KeyClaimValues } from './idempotency.js';
+import { claimOf, keyClaimColumns, type KeyClaim, type KeyClaimValues } from './idempotency.js';
 import { presentMember } from './members.js';
 import { pgTimestamp } from './time.js';
 import { hashToken, isWellFormedToken, sameDigest } from './token-format.js';
@@ -130,7 +130,7 @@ export async function confirmPrincipal(db: Kysely<Database>, principal: Principa
   if (!row) throw unauthorized();
   if (row.expires_at !== null && pgTimestamp(row.expires_at).getTime() <= now.getTime()) throw unauthorized();
   const role = cappedRole(row.role, row.role_ceiling);
-  return { principal: role === principal.role ? principal : { ...principal, role }, ...(key && { claim: { locked: row.locked === true, stored: row.stored ?? null } }) };
+  return { principal: role === principal.role ? principal : { ...principal, role }, ...(key && { claim: claimOf(row) }) };
 }
 
 const NO_KEY: KeyClaimValues = { lock: '', owner: '', operation: '', key: '' };

@@ -109,6 +109,9 @@ export interface KeyClaim {
   stored: StoredRecord | null;
 }
 
+/** The claim as a statement selecting `keyClaimColumns` read it (optional columns: its `$if`). */
+export const claimOf = (row: { locked?: boolean; stored?: StoredRecord | null }): KeyClaim => ({ locked: row.locked === true, stored: row.stored ?? null });
+
 const claimStatement = new QueryTemplate('claimKey', (db, _shape: null, v: KeyClaimValues) => db.selectNoFrom(keyClaimColumns(v)));
 
 /**
