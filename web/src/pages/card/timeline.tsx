@@ -24,7 +24,7 @@ export function eventSentence(e: CardEvent, members: readonly Member[] | undefin
       return `moved this from ${status(changes.workflow_status?.[0])} to ${status(changes.workflow_status?.[1])}`;
     case 'card.move_refused': {
       const refusal = (data.refusal ?? {}) as { code?: string; workflow_status?: string };
-      const why = refusal.code === 'gated_move_requires_human' ? 'refused, a human must' : `refused (${refusal.code ?? 'not allowed'})`;
+      const why = refusal.code === 'gated_move_requires_human' ? 'refused, as the board lets only people move cards to Done' : `refused (${refusal.code ?? 'not allowed'})`;
       return `tried to move this to ${status(refusal.workflow_status ?? 'done')}: ${why}`;
     }
     case 'card.updated': {
