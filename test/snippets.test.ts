@@ -90,6 +90,17 @@ describe('createSnippet and getSnippet', () => {
     expect(slugs).toEqual(expected);
   });
 
+  it('gives creations and renames to the same name at once distinct slugs', async () => {
+    const olds = await Promise.all(Array.from({ length: 6 }, (_, i) => create({ type: 'txt', name: `Old name ${i}`, body: 'o' })));
+    const results = await Promise.all([
+      ...olds.map((o) => t.api('PATCH', `/v1/snippets/${o.body.id}`, { body: { name: 'Crowded' } })),
+      ...Array.from({ length: 6 }, () => create({ type: 'txt', name: 'Crowded', body: 'c' })),
+    ]);
+    expect(results.map((r) => r.status).sort()).toEqual([...Array(6).fill(200), ...Array(6).fill(201)]);
+    const expected = ['crowded', ...Array.from({ length: 11 }, (_, i) => `crowded-${i + 2}`)].sort();
+    expect(results.map((r) => r.body.slug).sort()).toEqual(expected);
+  });
+
   it('uses slugs per organization', async () => {
     const mine = await create({ type: 'txt', name: 'Shared name', body: 'a' });
     const theirs = await create({ type: 'txt', name: 'Shared name', body: 'b' }, { token: other.token });

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { slugify } from '../slug.js';
 
@@ -15,27 +15,49 @@ export function slugFits(slug: string, base: string): boolean {
 }
 
 /**
- * The first free slug of `base`, `base-2`, `base-3`, … in the organization. Allocation is
- * serialised on the base with its numeric suffixes removed (`deploy-2-3` → `deploy`), so
- * every two allocations that could pick the same slug wait for each other; the waiting one
- * then sees the other's committed row. The unique (org_id, slug) index stays the guarantee.
- * Must run inside the write's transaction: the lock is released at its end.
+ * Takes the transaction's lock on the slugs of `base`: every two allocations that could pick
+ * the same slug (`deploy`, `deploy-2`, `deploy-2-3` all lock `deploy`) hold it in turn until
+ * their commit. As a value, so a statement can take it before it picks:
+ *
+ * `pg_advisory_xact_lock(hashtextextended('snippet-slug ' || $org || ' ' || $stem, 0))`
+ */
+export function slugLock(orgId: string, base: string): RawBuilder<unknown> {
+  const stem = base.replace(/(-\d+)+$/, '') || base;
+  return sql`pg_advisory_xact_lock(hashtextextended(${`snippet-slug ${orgId} ${stem}`}, 0))`;
+}
+
+/**
+ * The first free slug of `base`, `base-2`, `base-3`, … in the organization, as the statement
+ * that runs it sees the table (one rule for creating and renaming). Slugs hold only
+ * [a-z0-9-] and '.' follows '-' byte-wise, so [base, base + '.') holds exactly `base` and
+ * `base-…`: one range of snippets_org_slug_pattern (migration 0010). Among 2 … n + 2, with n
+ * slugs taken, one is always free.
+ *
+ * ```sql
+ * with taken as (select slug from snippets where org_id = $org and slug ~>=~ $base and slug ~<~ $base || '.')
+ * select case when not exists (select from taken where slug = $base) then $base
+ *   else (select $base || '-' || n from generate_series(2, (select count(*) + 2 from taken)) n
+ *         where not exists (select from taken where slug = $base || '-' || n) order by n limit 1) end
+ * ```
+ */
+export function freeSlug(orgId: string, base: string): RawBuilder<string> {
+  return sql<string>`(with taken as (
+      select slug from snippets where org_id = ${orgId} and slug ~>=~ ${base} and slug ~<~ ${`${base}.`}
+    )
+    select case when not exists (select from taken where slug = ${base}) then ${base}::text
+      else (select ${base} || '-' || n from generate_series(2, (select count(*)::int + 2 from taken)) n
+            where not exists (select from taken where slug = ${base} || '-' || n) order by n limit 1)
+    end)`;
+}
+
+/**
+ * A free slug for a renamed snippet: the lock (`slugLock`), then `freeSlug` in a statement of
+ * its own, whose snapshot sees every slug committed by whoever held the lock before. Must run
+ * inside the write's transaction: the lock is released at its end. The unique (org_id, slug)
+ * index stays the guarantee; a new snippet takes its slug in its insert (`createSnippet`).
  */
 export async function allocateSlug(db: Kysely<Database>, orgId: string, base: string): Promise<string> {
-  const stem = base.replace(/(-\d+)+$/, '') || base;
-  await sql`select pg_advisory_xact_lock(hashtextextended(${`snippet-slug ${orgId} ${stem}`}, 0))`.execute(db);
-  // Slugs hold only [a-z0-9-] and '.' follows '-' byte-wise, so [base, base + '.') holds
-  // exactly `base` and `base-…`: one range of snippets_org_slug_pattern (migration 0010).
-  const rows = await db
-    .selectFrom('snippets')
-    .select('slug')
-    .where('org_id', '=', orgId)
-    .where(sql<boolean>`slug ~>=~ ${base} and slug ~<~ ${`${base}.`}`)
-    .execute();
-  const taken = new Set(rows.map((r) => r.slug));
-  if (!taken.has(base)) return base;
-  for (let n = 2; ; n++) {
-    const candidate = `${base}-${n}`;
-    if (!taken.has(candidate)) return candidate;
-  }
+  await sql`select ${slugLock(orgId, base)}`.execute(db);
+  const { rows } = await sql<{ slug: string }>`select ${freeSlug(orgId, base)} as slug`.execute(db);
+  return rows[0]!.slug;
 }

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Updateable } from 'kysely';
 import type { z } from 'zod';
+import { ConcurrentCommit } from '../../db/errors.js';
 import type { Database, SnippetsTable } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
 import { forbidden } from '../errors.js';
@@ -12,10 +13,10 @@ import {
   type snippetRefInput,
   type updateSnippetInput,
 } from './fields.js';
-import { issueLink, publicUrl, replaceLink } from './links.js';
-import { byRef, loadSnippet, loadSnippetJson, lockSnippet, presentSnippet, snippetNotFound, visibleTo } from './rows.js';
+import { newLink, publicUrl, replaceLink } from './links.js';
+import { byRef, loadSnippet, loadSnippetJson, lockSnippet, presentSnippet, snippetNotFound, visibleTo, type SnippetWithLink } from './rows.js';
 import type { RawJson } from '../../db/raw-json.js';
-import { allocateSlug, slugFits, snippetSlug } from './slug.js';
+import { allocateSlug, freeSlug, slugFits, slugLock, snippetSlug } from './slug.js';
 
 /**
  * Makes the snippet's current state its version row: a new row when the body made a new
@@ -47,31 +48,52 @@ async function recordVersion(db: Kysely<Database>, orgId: string, snippetId: str
     .execute();
 }
 
-/** A new snippet at version 1, with its slug and its public link. */
+/** Tries before a new snippet gives up on a slug others keep taking first (each try sees their commits). */
+const SLUG_TRIES = 5;
+
+/**
+ * A new snippet at version 1, with its slug, its version row and its public link, in one
+ * statement: the slugs' lock (`slugLock`, held to the commit, so creations and renames from
+ * the same names take turns), the first free slug (`freeSlug`), the insert, its version and
+ * its link, and the row as `loadSnippet` reads it. The statement's snapshot predates its wait
+ * for the lock, so it can miss the slug the lock's last holder committed: the insert then
+ * does nothing (`on conflict`), and the next try, a new statement with a new snapshot and the
+ * lock already held, sees it and takes the next slug.
+ *
+ * ```sql
+ * with lock as (select pg_advisory_xact_lock(…)),
+ *   s as (insert into snippets (…) select …, <free slug>, … from lock on conflict (org_id, slug) do nothing returning …),
+ *   v as (insert into snippet_versions (…) select … from s),
+ *   l as (insert into snippet_links (link, snippet_id, org_id) select $link, id, org_id from s returning link)
+ * select s.*, l.link from s, l
+ * ```
+ */
 export async function createSnippet(ctx: Ctx, input: z.infer<typeof createSnippetInput>): Promise<Snippet> {
   requireBodySize(input.body);
   const { orgId, memberId } = ctx.principal;
-  const id = newId('snp');
-  const slug = await allocateSlug(ctx.db, orgId, snippetSlug(input.name));
-  await ctx.db
-    .insertInto('snippets')
-    .values({
-      id,
-      org_id: orgId,
-      created_by: memberId,
-      type: input.type,
-      name: input.name,
-      slug,
-      category: input.category ?? null,
-      tags: uniqueTags(input.tags),
-      visibility: input.visibility,
-      version: 1,
-      body: input.body,
-    })
-    .execute();
-  await recordVersion(ctx.db, orgId, id);
-  await issueLink(ctx.db, orgId, id);
-  return presentSnippet(ctx, await loadSnippet(ctx, id));
+  const base = snippetSlug(input.name);
+  for (let attempt = 1; ; attempt++) {
+    const id = newId('snp');
+    const { rows } = await sql<SnippetWithLink>`
+      with lock as (select ${slugLock(orgId, base)}),
+      s as (
+        insert into snippets (id, org_id, created_by, type, name, slug, category, tags, visibility, version, body)
+        select ${id}, ${orgId}, ${memberId}, ${input.type}, ${input.name}, ${freeSlug(orgId, base)}, ${input.category ?? null},
+               ${uniqueTags(input.tags)}::text[], ${input.visibility}, 1, ${input.body}
+        from lock
+        on conflict (org_id, slug) do nothing
+        returning id, org_id, created_by, type, name, slug, category, tags, visibility, version, body, created_at, updated_at
+      ),
+      v as (
+        insert into snippet_versions (snippet_id, version, org_id, created_by, name, category, tags, body)
+        select id, version, org_id, created_by, name, category, tags, body from s
+      ),
+      l as (insert into snippet_links (link, snippet_id, org_id) select ${newLink()}, id, org_id from s returning link)
+      select s.*, l.link from s, l`.execute(ctx.db);
+    const row = rows[0];
+    if (row) return presentSnippet(ctx, row);
+    if (attempt === SLUG_TRIES) throw new ConcurrentCommit(`A snippet with the slug ${base} or each of its next free ones`);
+  }
 }
 
 /**
