@@ -11,9 +11,14 @@ const POOL = 100_000;
 const INSERT_TODO =
   'insert into "todos" ("id", "member_id", "org_id", "title", "priority", "due_on", "card_id", "criterion_id", "done", "done_at", "source_url") ' +
   'values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) returning "id", "title", "priority", "due_on", "org_id", "card_id", "criterion_id", "done", "done_at", "source_url", "created_at"';
+// A snippet is written with its first version and its public link (contract: every snippet has
+// both from its creation), as tack writes them: one statement.
 const INSERT_SNIPPET =
-  'insert into "snippets" ("id", "org_id", "created_by", "type", "name", "slug", "category", "tags", "visibility", "version", "body") ' +
-  'values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) returning "id", "name", "slug", "version", "created_at", "updated_at"';
+  'with s as (insert into "snippets" ("id", "org_id", "created_by", "type", "name", "slug", "category", "tags", "visibility", "version", "body") ' +
+  'values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) returning "id", "org_id", "created_by", "type", "name", "slug", "category", "tags", "visibility", "version", "body", "created_at", "updated_at"), ' +
+  'v as (insert into "snippet_versions" ("snippet_id", "version", "org_id", "created_by", "name", "category", "tags", "body") select "id", "version", "org_id", "created_by", "name", "category", "tags", "body" from s), ' +
+  'l as (insert into "snippet_links" ("link", "snippet_id", "org_id") select $12, "id", "org_id" from s returning "link") ' +
+  'select s.*, l."link" from s, l';
 const COMPLETE_TODO =
   'update "todos" set "done" = true, "done_at" = now(), "updated_at" = now() where "member_id" = $1 and "id" = $2 ' +
   'returning "id", "title", "priority", "due_on", "org_id", "card_id", "criterion_id", "done", "done_at", "source_url", "created_at"';
@@ -115,7 +120,7 @@ export const writes: Scenario = {
           'create-snippet',
           transaction(
             'createSnippet',
-            { sql: INSERT_SNIPPET, params: ['snp_{{id}}', orgId, memberId, 'sql', 'Bench snippet {{id}}', 'bench-snippet-{{id}}', null, [], 'team', 1, SNIPPET_BODY] },
+            { sql: INSERT_SNIPPET, params: ['snp_{{id}}', orgId, memberId, 'sql', 'Bench snippet {{id}}', 'bench-snippet-{{id}}', null, [], 'team', 1, SNIPPET_BODY, 'link_{{id}}'] },
             eventStatement(orgId, memberId, 'snippet.created', 'snippet', 'snp_{{id}}'),
           ),
           'one',
