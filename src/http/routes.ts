@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { unauthorized } from '../domain/authenticate.js';
-import type { Principal, Scope } from '../domain/context.js';
+import type { Face, Principal, Scope } from '../domain/context.js';
 import { faceOfUserAgent } from '../domain/faces.js';
 import { execute, type Runtime } from '../operations/execute.js';
 import { validationFailed } from '../domain/errors.js';
@@ -30,10 +30,22 @@ export function principalOf(request: FastifyRequest): Principal {
   throw request.authError ?? unauthorized();
 }
 
-/** The caller of a `/v1` route, with the face it came through (its events' `actor.face`). */
+/**
+ * The principals of the CLI and MCP faces, made once per cached principal: the auth cache
+ * hands every request of a token the same object, and what is kept per principal (getMe's
+ * serialized answer) lasts only while the request's principal is that same object.
+ */
+const withFaces = new WeakMap<Principal, Partial<Record<Face, Principal>>>();
+
+/** The caller of a `/v1` route, with the face it came through (its events' `actor.face`; absent is `api`). */
 export function callerOf(request: FastifyRequest): Principal {
   const principal = principalOf(request);
-  return principal.sessionId !== undefined ? principal : { ...principal, face: faceOfUserAgent(request.headers['user-agent']) };
+  if (principal.sessionId !== undefined) return principal;
+  const face = faceOfUserAgent(request.headers['user-agent']);
+  if (face === (principal.face ?? 'api')) return principal;
+  let faced = withFaces.get(principal);
+  if (faced === undefined) withFaces.set(principal, (faced = {}));
+  return (faced[face] ??= { ...principal, face });
 }
 
 /**
