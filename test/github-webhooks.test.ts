@@ -271,8 +271,25 @@ describe('branch_name and github_login', () => {
       const listed = (await t.api('GET', `/v1/cards?board=${b.id}&limit=100`)).body.data.find((x: any) => x.id === c.id);
       expect(listed.branch_name).toBe(c.branch_name);
     }
-    const sqlSide = await sql<{ name: string }>`select card_branch_name('ENG', 42, 'Sign-up form validates e-mail') as name`.execute(t.server.db.db);
+    const sqlSide = await sql<{ name: string }>`select card_branch('ENG', 42, 'sign-up-form-validates-e-mail') as name`.execute(t.server.db.db);
     expect(sqlSide.rows[0]!.name).toBe('eng-42-sign-up-form-validates-e-mail');
+    // The stored slug follows the title.
+    const renamed = await card(t, { board: b.id, title: 'Before' });
+    await t.api('PATCH', `/v1/cards/${renamed.ref}`, { body: { title: 'After: the rename!' } });
+    const relisted = (await t.api('GET', `/v1/cards?board=${b.id}&limit=100`)).body.data.find((x: any) => x.id === renamed.id);
+    expect(relisted.branch_name).toBe(`${renamed.ref.toLowerCase()}-after-the-rename`);
+  });
+
+  it('Postgres builds the same branch_name as the rule for random titles (cut at a dash, long words, no letters)', async () => {
+    const b = await board(t, { name: 'Branch fuzz', ref_prefix: 'FUZ' });
+    const pieces = ['a', 'Bc', 'DEF', '12', '-', ' ', '--', 'é', '日本', '!', 'x'.repeat(25), 'word', 'Z9'];
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const titles = Array.from({ length: 60 }, () => Array.from({ length: 1 + Math.floor(random() * 24) }, () => pieces[Math.floor(random() * pieces.length)]).join('').trim() || 'x');
+    const made = [];
+    for (const title of titles) made.push(await card(t, { board: b.id, title: title.slice(0, 200) }));
+    const listed = new Map<string, string>((await t.api('GET', `/v1/cards?board=${b.id}&limit=100`)).body.data.map((x: any) => [x.id, x.branch_name]));
+    for (const c of made) expect(listed.get(c.id), c.title).toBe(branchName(c.ref, c.title));
   });
 
   it('github_login is validated like a GitHub login and unique per organization whatever its case', async () => {

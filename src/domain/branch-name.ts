@@ -18,7 +18,7 @@ export function titleSlug(title: string): string {
  * A card's `branch_name` (contract §12): `<ref lower-case>-<title slug>`, at most 60
  * characters, cut at a `-` when one falls in the last 20 (a whole word is dropped rather than
  * cut in two), never ending in `-`. Postgres builds the same for card lists
- * (`card_branch_name`, migration 0026); a test holds the two equal.
+ * (`card_branch` of the stored `title_slug`, migration 0028); tests hold the two equal.
  */
 export function branchName(ref: string, title: string): string {
   const slug = titleSlug(title);

@@ -52,7 +52,7 @@ export const cardJson = sql.raw<string>(
     `',"due_on":' || coalesce(to_json(${col('c.due_on')})::text, 'null')`,
     `',"assignee_ids":' || array_to_json(${col('ca.assignee_ids')})::text`,
     `',"milestone":' || coalesce(to_json(${col('m.ref')})::text, 'null')`,
-    `',"branch_name":' || to_json(card_branch_name(${col('b.ref_prefix')}, ${col('c.number')}, ${col('c.title')}))::text`,
+    `',"branch_name":' || to_json(card_branch(${col('b.ref_prefix')}, ${col('c.number')}, ${col('c.title_slug')}))::text`,
     col('c.json_tail'),
   ].join(' || '),
 );
