@@ -5,6 +5,7 @@ import { findCard } from './card-refs.js';
 import type { Ctx } from './context.js';
 import { insertCriteria } from './criteria.js';
 import { uniqueViolation } from '../db/errors.js';
+import { QueryTemplate } from '../db/query-template.js';
 import { AppError, notFound } from './errors.js';
 import { id, key, label, pageQuery, queryBoolean, webUrl } from './fields.js';
 import { newId } from './ids.js';
@@ -12,7 +13,7 @@ import { before, fetchLimit, pageLimit, readCursor, toPage, type Page } from './
 import { toIso } from './time.js';
 import { callerCalendar, DUE_FILTERS, DUE_STATES, dueCalendar, dueDate, dueRange, dueState, type DueCalendar } from './todo-due.js';
 import { callerZone } from './time-zone.js';
-import { PRIORITIES } from '../vocabulary.js';
+import { PRIORITIES, type Priority } from '../vocabulary.js';
 
 export const TODO_SCOPES = ['org', 'personal'] as const;
 
@@ -109,6 +110,28 @@ async function linkCriterion(
   return { cardId: card.id, criterionId: criterionId!, done: false };
 }
 
+/** The new todo's row, as `todoColumns` reads it: built and compiled once (`QueryTemplate`), run with each todo's values. */
+const insertTodo = new QueryTemplate(
+  'createTodo',
+  (
+    db,
+    _shape: 'todo',
+    v: {
+      id: string;
+      member_id: string;
+      org_id: string | null;
+      title: string;
+      priority: Priority;
+      due_on: string | null;
+      card_id: string | null;
+      criterion_id: string | null;
+      done: boolean;
+      done_at: string | null;
+      source_url: string | null;
+    },
+  ) => db.insertInto('todos').values(v).returning(todoColumns),
+);
+
 /**
  * A todo of the caller's own: personal without `org_id`, or in the caller's organization.
  * With `card_id` it mirrors a criterion of that card (so it belongs to the organization),
@@ -119,23 +142,20 @@ export async function createTodo(ctx: Ctx, input: z.infer<typeof createTodoInput
   const link = await linkCriterion(ctx, input);
   const now = ctx.clock().toISOString();
   try {
-    const row = await ctx.db
-      .insertInto('todos')
-      .values({
-        id: newId('todo'),
-        member_id: ctx.principal.memberId,
-        org_id: link || input.org_id !== undefined ? ctx.principal.orgId : null,
-        title: input.title,
-        priority: input.priority,
-        due_on: input.due_on ?? null,
-        card_id: link?.cardId ?? null,
-        criterion_id: link?.criterionId ?? null,
-        done: link?.done ?? false,
-        done_at: link?.done ? now : null,
-        source_url: input.source_url ?? null,
-      })
-      .returning(todoColumns)
-      .executeTakeFirstOrThrow();
+    const row = await insertTodo.executeTakeFirst(ctx.db, 'todo', {
+      id: newId('todo'),
+      member_id: ctx.principal.memberId,
+      org_id: link || input.org_id !== undefined ? ctx.principal.orgId : null,
+      title: input.title,
+      priority: input.priority,
+      due_on: input.due_on ?? null,
+      card_id: link?.cardId ?? null,
+      criterion_id: link?.criterionId ?? null,
+      done: link?.done ?? false,
+      done_at: link?.done ? now : null,
+      source_url: input.source_url ?? null,
+    });
+    if (!row) throw new Error('insert into todos returned no row');
     return presentTodo(row, await callerCalendar(ctx));
   } catch (err) {
     if (uniqueViolation(err) !== undefined) {
