@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import type { Updateable } from 'kysely';
+import type { Kysely, QueryCreator, Updateable } from 'kysely';
 import { QueryTemplate } from '../db/query-template.js';
-import type { CardsTable } from '../db/schema.js';
+import type { CardsTable, Database } from '../db/schema.js';
+import { cardsWithDetails } from './card-query.js';
 import { assigneeIds, assigneesOf, requireMembers, setAssignees } from './card-assignees.js';
 import { cardKeyIs, cardKeyOf, findCard, type CardKeyKind, type CardKeyValues } from './card-refs.js';
-import { cardDescription, cardKey, cardKeyInput, cardTitle, loadCard, type Card } from './cards.js';
+import { cardDescription, cardKey, cardKeyInput, cardTitle, loadCard, presentCard, type Card, type CardRow } from './cards.js';
 import { WORKFLOW_STATUSES, type WorkflowStatus } from '../vocabulary.js';
 import type { Ctx, Principal } from './context.js';
 import { forbidden, notFound, type AppError } from './errors.js';
@@ -100,18 +101,18 @@ export async function moveCard(ctx: Ctx, input: z.infer<typeof moveCardInput>): 
   if (assignees) await requireMembers(ctx.db, orgId, assignees);
   const { by, values } = cardKeyOf(orgId, input.id);
   const fields = (Object.keys(patch) as (keyof CardPatch)[]).sort();
-  const moved = await cardUpdate.executeTakeFirst(
-    ctx.db,
-    { by, fields, ungatedOnly: gateRefusal !== undefined },
-    { ...values, ...(patch as Record<string, string | null>), updated_at: ctx.clock().toISOString() },
-  );
+  const shape = { by, fields, ungatedOnly: gateRefusal !== undefined };
+  const row = { ...values, ...(patch as Record<string, string | null>), updated_at: ctx.clock().toISOString() };
+  // Without new assignees the update answers the card as `loadCard` reads it, in the same statement.
+  const moved = assignees ? await cardUpdate.executeTakeFirst(ctx.db, shape, row) : await cardMoved.executeTakeFirst(ctx.db, shape, row);
   if (!moved) {
     // No row changed: no such card, or the gate refused.
     const card = await findCard(ctx.db, orgId, input.id);
     if (gateRefusal && card.gated) throw gateRefusal;
     throw notFound('card', input.id);
   }
-  if (assignees) await setAssignees(ctx.db, orgId, moved.id, assignees, true);
+  if (!assignees) return presentCard(moved as CardRow);
+  await setAssignees(ctx.db, orgId, moved.id, assignees, true);
   return loadCard(ctx, moved.id);
 }
 
@@ -127,16 +128,34 @@ type CardPatch = Pick<Updateable<CardsTable>, 'workflow_status' | 'title' | 'des
  * where b.id = c.board_id and c.org_id = $2 and <cardKeyIs> [and b.gated = false] returning c.id
  * ```
  */
-const cardUpdate = new QueryTemplate(
-  'moveCard',
-  (db, shape: { by: CardKeyKind; fields: (keyof CardPatch)[]; ungatedOnly: boolean }, v: CardKeyValues & Record<string, string | number | null>) =>
-    db
-      .updateTable('cards as c')
-      .from('boards as b')
-      .set({ ...Object.fromEntries(shape.fields.map((f) => [f, v[f]])), updated_at: v.updated_at as string })
-      .whereRef('b.id', '=', 'c.board_id')
-      .where('c.org_id', '=', v.org)
-      .where(cardKeyIs(shape.by, v))
-      .$if(shape.ungatedOnly, (qb) => qb.where('b.gated', '=', false))
-      .returning('c.id'),
+type MoveShape = { by: CardKeyKind; fields: (keyof CardPatch)[]; ungatedOnly: boolean };
+type MoveValues = CardKeyValues & Record<string, string | number | null>;
+
+/** The update of `cardUpdate` and `cardMoved`, answering the changed card's row (`returning c.*`). */
+function updateCard(db: Kysely<Database> | QueryCreator<Database>, shape: MoveShape, v: MoveValues) {
+  return db
+    .updateTable('cards as c')
+    .from('boards as b')
+    .set({ ...Object.fromEntries(shape.fields.map((f) => [f, v[f]])), updated_at: v.updated_at as string })
+    .whereRef('b.id', '=', 'c.board_id')
+    .where('c.org_id', '=', v.org)
+    .where(cardKeyIs(shape.by, v))
+    .$if(shape.ungatedOnly, (qb) => qb.where('b.gated', '=', false));
+}
+
+const cardUpdate = new QueryTemplate('moveCard', (db, shape: MoveShape, v: MoveValues) => updateCard(db, shape, v).returning('c.id'));
+
+/**
+ * `cardUpdate` answering the moved card as `loadCard` reads it, in one statement: the update
+ * is a CTE named `cards`, which the card's reading (`cardsWithDetails`) then reads instead of
+ * the table, so it sees the card as the update left it.
+ *
+ * ```sql
+ * with cards as (update cards as c set … from boards as b where … returning c.*)
+ * select <cardsWithDetails> from cards as c join boards as b … where c.org_id = $org
+ * ```
+ */
+const cardMoved = new QueryTemplate('moveCardAnswered', (db, shape: MoveShape, v: MoveValues) =>
+  // The CTE's rows are the table's (`returning c.*`): read as `cards`, they are what the table holds now.
+  cardsWithDetails(db.with('cards', (qc) => updateCard(qc, shape, v).returningAll('c')) as unknown as QueryCreator<Database>, v.org),
 );

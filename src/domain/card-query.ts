@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type QueryCreator } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { col } from './json-text.js';
 
@@ -15,7 +15,7 @@ import { col } from './json-text.js';
  * where c.org_id = $1
  * ```
  */
-export function cardsWithDetails(db: Kysely<Database>, orgId: string) {
+export function cardsWithDetails(db: Kysely<Database> | QueryCreator<Database>, orgId: string) {
   return cardsJoined(db, orgId).select([
     'c.id',
     'c.board_id',
@@ -57,8 +57,12 @@ export const cardJson = sql.raw<string>(
   ].join(' || '),
 );
 
-/** The joins and lateral aggregates of `cardsWithDetails`, for a selection of one's own. */
-export function cardsJoined(db: Kysely<Database>, orgId: string) {
+/**
+ * The joins and lateral aggregates of `cardsWithDetails`, for a selection of one's own. `db`
+ * may be a `with` whose `cards` is a data-modifying CTE (an update's `returning *`): the
+ * cards are then the ones it wrote, as they now are (`moveCard`).
+ */
+export function cardsJoined(db: Kysely<Database> | QueryCreator<Database>, orgId: string) {
   return db
     .selectFrom('cards as c')
     .innerJoin('boards as b', 'b.id', 'c.board_id')

@@ -56,7 +56,7 @@ export const listCardsInput = z.object({
 
 export const cardKeyInput = z.object({ id: cardKey });
 
-interface CardRow {
+export interface CardRow {
   id: string;
   board_id: string;
   number: number;
