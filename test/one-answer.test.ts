@@ -1,14 +1,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { setMaxListeners } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILD_TIMEOUT_MS, ensureCliBuilt } from './helpers/build-cli.js';
 import { startFakeSlack, type FakeSlack, type RecordedCall } from './helpers/fake-slack.js';
+import { connectMcp } from './helpers/mcp-http.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { slackClient } from './helpers/slack-request.js';
 import { runTack, TACK_BIN } from './helpers/tack.js';
@@ -78,26 +77,21 @@ async function viaCli(args: string[]): Promise<unknown> {
   return JSON.parse(r.stdout);
 }
 
-// More than 1,500 tool calls go through one MCP client here. Its HTTP transport hands every
-// request the session's one AbortSignal, and fetch adds an abort listener to it per request
-// (the SDK's behaviour, not tack's), which passes Node's warning limit of 1,500 and floods
-// the CI log. The limit is raised for the signals this file's clients make, nothing else.
-setMaxListeners(5_000);
-
 async function mcp(kind: 'http' | 'stdio'): Promise<Client> {
-  const client = new Client({ name: 'one-answer', version: '1.0.0' });
   if (kind === 'http') {
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${t.token}` } } }));
-  } else {
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [TACK_BIN, 'mcp'],
-        env: { PATH: process.env.PATH ?? '', HOME: home, XDG_CONFIG_HOME: home, TACK_URL: t.url, TACK_TOKEN: t.token },
-        stderr: 'pipe',
-      }),
-    );
+    const client = await connectMcp(t.url, t.token, 'one-answer');
+    clients.push(client);
+    return client;
   }
+  const client = new Client({ name: 'one-answer', version: '1.0.0' });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [TACK_BIN, 'mcp'],
+      env: { PATH: process.env.PATH ?? '', HOME: home, XDG_CONFIG_HOME: home, TACK_URL: t.url, TACK_TOKEN: t.token },
+      stderr: 'pipe',
+    }),
+  );
   clients.push(client);
   return client;
 }
