@@ -14,9 +14,15 @@ import {
   type updateSnippetInput,
 } from './fields.js';
 import { newLink, publicUrl, replaceLink } from './links.js';
-import { byRef, loadSnippet, loadSnippetJson, lockSnippet, presentSnippet, snippetNotFound, visibleTo, type SnippetWithLink } from './rows.js';
+import { byRef, loadSnippet, loadSnippetJson, lockSnippet, presentSnippet, snippetColumns, snippetNotFound, visibleTo, type SnippetWithLink } from './rows.js';
 import type { RawJson } from '../../db/raw-json.js';
 import { allocateSlug, freeSlug, slugFits, slugLock, snippetSlug } from './slug.js';
+
+/** What a version row copies of its snippet, beside the snippet's id (`snippet_id`). */
+const VERSIONED = ['version', 'org_id', 'created_by', 'name', 'category', 'tags', 'body'] as const;
+
+/** A snippet's columns as `loadSnippet` reads them (`snippetColumns`), unqualified: what a new snippet's insert returns. */
+const RETURNED = sql.raw(snippetColumns.map((c) => c.slice('snippets.'.length)).join(', '));
 
 /**
  * Makes the snippet's current state its version row: a new row when the body made a new
@@ -30,11 +36,11 @@ import { allocateSlug, freeSlug, slugFits, slugLock, snippetSlug } from './slug.
 async function recordVersion(db: Kysely<Database>, orgId: string, snippetId: string): Promise<void> {
   await db
     .insertInto('snippet_versions')
-    .columns(['snippet_id', 'version', 'org_id', 'created_by', 'name', 'category', 'tags', 'body'])
+    .columns(['snippet_id', ...VERSIONED])
     .expression(
       db
         .selectFrom('snippets')
-        .select(['id', 'version', 'org_id', 'created_by', 'name', 'category', 'tags', 'body'])
+        .select(['id', ...VERSIONED])
         .where('org_id', '=', orgId)
         .where('id', '=', snippetId),
     )
@@ -82,12 +88,9 @@ export async function createSnippet(ctx: Ctx, input: z.infer<typeof createSnippe
                ${uniqueTags(input.tags)}::text[], ${input.visibility}, 1, ${input.body}
         from lock
         on conflict (org_id, slug) do nothing
-        returning id, org_id, created_by, type, name, slug, category, tags, visibility, version, body, created_at, updated_at
+        returning ${RETURNED}
       ),
-      v as (
-        insert into snippet_versions (snippet_id, version, org_id, created_by, name, category, tags, body)
-        select id, version, org_id, created_by, name, category, tags, body from s
-      ),
+      v as (insert into snippet_versions (snippet_id, ${sql.raw(VERSIONED.join(', '))}) select id, ${sql.raw(VERSIONED.join(', '))} from s),
       l as (insert into snippet_links (link, snippet_id, org_id) select ${newLink()}, id, org_id from s returning link)
       select s.*, l.link from s, l`.execute(ctx.db);
     const row = rows[0];
