@@ -57,6 +57,12 @@ it('records the event, its deliveries, the idempotency answer and the NOTIFY in 
     expect(sql.at(-2), name).toMatch(ONE_STATEMENT_AFTER_THE_WRITE);
     expect(sql.filter((s) => /pg_advisory_xact_lock\(\$1\)|pg_notify|insert into "?idempotency_keys|insert into "?events|webhook_deliveries/.test(s)), name).toHaveLength(1);
   }
+  // One event is one VALUES row, not a recordset; a personal todo's goes to no webhook, so its statement has no deliveries clause.
+  for (const [name, sql] of Object.entries(writes)) expect(sql.at(-2), name).not.toMatch(/jsonb_to_recordset/);
+  expect(writes.createTodo.at(-2)).not.toMatch(/webhook_deliveries/);
+  expect(writes.completeTodo.at(-2)).not.toMatch(/webhook_deliveries/);
+  expect(writes.moveCard.at(-2)).toMatch(/insert into webhook_deliveries/);
+  expect(writes.createSnippet.at(-2)).toMatch(/insert into webhook_deliveries/);
   // An event takes no lock on its organization's row, which every writer of the organization shares (migration 0027).
   const keys = await sql<{ conname: string }>`select conname from pg_constraint where conrelid = 'events'::regclass and contype = 'f'`.execute(t.server.db.db);
   expect(keys.rows).toEqual([]);

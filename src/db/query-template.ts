@@ -1,4 +1,4 @@
-import type { Compilable, CompiledQuery, Kysely } from 'kysely';
+import type { Compilable, CompiledQuery, Kysely, RawBuilder } from 'kysely';
 import type { Database } from './schema.js';
 import { directRunner } from './direct-query.js';
 
@@ -19,7 +19,7 @@ const NUL = '\u0000';
 const sentinel = (name: string) => `${NUL}SLOT:${name}${NUL}`;
 
 /**
- * A read built with kysely's query builder once per shape, then run with new values: the
+ * A statement built with kysely's query builder (or a `sql` template) once per shape, then run with new values: the
  * builder and compiler cost more CPU than the rest of a simple read's Node side (profiled on
  * the bench), and most reads have a handful of shapes. `build` gets, instead of the values,
  * one placeholder per value, which it must pass to kysely untouched (a `where` value, a `${}`
@@ -37,7 +37,7 @@ export class QueryTemplate<Shape, Values extends SlotValues, Row> {
 
   constructor(
     readonly name: string,
-    private readonly build: (db: Kysely<Database>, shape: Shape, values: Values) => Compilable<Row>,
+    private readonly build: (db: Kysely<Database>, shape: Shape, values: Values) => Compilable<Row> | RawBuilder<Row>,
   ) {}
 
   async execute(db: Kysely<Database>, shape: Shape, values: Values): Promise<Row[]> {
@@ -61,7 +61,9 @@ export class QueryTemplate<Shape, Values extends SlotValues, Row> {
 
   #compile(db: Kysely<Database>, shape: Shape, names: string[]): Compiled {
     const placeholders = Object.fromEntries(names.map((n) => [n, sentinel(n)])) as unknown as Values;
-    const { sql, query, queryId, parameters } = this.build(db, shape, placeholders).compile();
+    const built = this.build(db, shape, placeholders);
+    // A `sql` template compiles against a database (for its dialect); a builder knows its own.
+    const { sql, query, queryId, parameters } = 'isRawBuilder' in built ? built.compile(db) : built.compile();
     const byText = new Map(names.map((n) => [sentinel(n), n]));
     const fill = parameters.map((p) => {
       const slot = typeof p === 'string' ? byText.get(p) : undefined;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import { QueryTemplate } from '../db/query-template.js';
 import { DELIVERIES_QUEUED, EVENTS_CHANNEL } from '../db/event-notifications.js';
 import type { EventsWritten } from '../db/event-announcer.js';
 import type { Database, EventsTable } from '../db/schema.js';
@@ -136,38 +137,106 @@ export async function insertEvents(ctx: Ctx, drafts: readonly EventDraft[], key?
   );
 }
 
+/** The columns of an event row as written, in order (the statement's VALUES and its recordset). */
+const WRITTEN = [
+  ['org_id', 'text'],
+  ['type', 'text'],
+  ['created_at', 'timestamptz'],
+  ['actor_member_id', 'text'],
+  ['actor_name', 'text'],
+  ['actor_agent', 'boolean'],
+  ['face', 'text'],
+  ['subject_type', 'text'],
+  ['subject_id', 'text'],
+  ['subject_ref', 'text'],
+  ['card_id', 'text'],
+  ['audience', 'text'],
+  ['member_id', 'text'],
+  ['changes', 'jsonb'],
+  ['data', 'jsonb'],
+] as const satisfies readonly (readonly [keyof EventValues, string])[];
+
+type WrittenColumn = (typeof WRITTEN)[number][0];
+/** The statement's values: one row's columns (JSON as text), or every row as one JSON array; the key record's. */
+type EventSlots = { [C in WrittenColumn as `e_${C}`]?: string | boolean | null } & {
+  rows?: string;
+  token_id?: string;
+  operation?: string;
+  key?: string;
+  request_hash?: string;
+  status?: number;
+  body?: string | null;
+};
+
+const columnList = sql.raw(WRITTEN.map(([c]) => c).join(', '));
+
+/**
+ * The events statement of each shape, built and compiled once (`QueryTemplate`): `one` row
+ * (a plain VALUES, as most writes record) or several (`jsonb_to_recordset` of one parameter,
+ * in order); with the webhooks' deliveries (`queue`: only when a row is one an organization
+ * sees, since a personal todo's event never goes to a webhook), the key record (`key`) and the
+ * NOTIFY (`notify`). Each clause left out is work Postgres does not do: an insert that adds no
+ * row still opens its table and indexes.
+ */
+const eventsStatement = new QueryTemplate('writeEvents', (_db, shape: string, v: EventSlots) => {
+  const [rows, queue, key, notify] = shape.split(' ');
+  const written =
+    rows === 'one'
+      ? sql`insert into events (${columnList}) values (${sql.join(WRITTEN.map(([c, type]) => sql`cast(${v[`e_${c}`]} as ${sql.raw(type)})`))})`
+      : sql`insert into events (${columnList})
+      select ${sql.raw(WRITTEN.map(([c]) => `r.${c}`).join(', '))}
+      from jsonb_to_recordset(cast(${v.rows} as jsonb)) as r(${sql.raw(WRITTEN.map(([c, type]) => `${c} ${type}`).join(', '))}, n int)
+      order by r.n`;
+  const stored =
+    key === 'key'
+      ? sql`, stored as (${storeKeyRecord({ token_id: v.token_id!, operation: v.operation!, key: v.key!, request_hash: v.request_hash!, status: v.status!, body: v.body! })})`
+      : sql``;
+  const queued = queue === 'queue' ? sql`, queued as (${queueDeliveriesOfWritten})` : sql``;
+  const deliveries = queue === 'queue' ? sql`exists (select from queued)` : sql`false`;
+  const notified =
+    notify === 'notify' ? sql`, pg_notify(${EVENTS_CHANNEL}, max(seq)::text || case when ${deliveries} then ${DELIVERIES_QUEUED} else '' end)` : sql``;
+  return sql<{ seq: string | null; deliveries: boolean; stored: boolean }>`
+    with written as (${written} returning seq, org_id, type, audience, created_at)${queued}${stored}
+    select max(seq)::text as seq, ${deliveries} as deliveries, ${key === 'key' ? sql`exists (select from stored)` : sql`true`} as stored${notified}
+    from written`;
+});
+
 /**
  * Writes event rows, in order, with their webhook deliveries, the idempotency record `key`
  * and, unless `written` takes them to announce after the commit (`eventAnnouncer`), the
  * NOTIFY (delivered on commit only), in one statement (one round trip; no lock: readers order
  * by `(xid, seq)`, see `readyEvents`):
  *
- *   with written as (insert into events (…) select … from jsonb_to_recordset($rows) as r(…, n) order by r.n returning …),
+ *   with written as (insert into events (…) values (…) returning …),
  *        queued as (<queueDeliveriesOfWritten>),
  *        stored as (<storeKeyRecord>)
  *   select max(seq), exists (select from queued), exists (select from stored)
  *          [, pg_notify('tack_events', max(seq)::text || <' deliveries' when any were queued>)] from written
  *
+ * (several rows: `insert … select … from jsonb_to_recordset($rows) as r(…, n) order by r.n`;
+ * `queued` only when a row is not an owner's alone, see `eventsStatement`.)
  * A record of `key` not stored (one committed meanwhile, see `storeKeyRecord`) rolls the
  * write back to run again (`ConcurrentCommit`); an in-statement NOTIFY goes with the rollback.
  */
 export async function writeEvents(db: Kysely<Database>, rows: readonly EventValues[], key?: KeyRecord, written?: (w: EventsWritten) => void): Promise<void> {
-  const stored = key ? sql`, stored as (${storeKeyRecord(key)})` : sql``;
-  const notify = written ? sql`` : sql`, pg_notify(${EVENTS_CHANNEL}, max(seq)::text || case when exists (select from queued) then ${DELIVERIES_QUEUED} else '' end)`;
-  const answer = await sql<{ seq: string; deliveries: boolean; stored: boolean }>`
-    with written as (
-      insert into events (org_id, type, created_at, actor_member_id, actor_name, actor_agent, face, subject_type, subject_id, subject_ref, card_id, audience, member_id, changes, data)
-      select r.org_id, r.type, r.created_at, r.actor_member_id, r.actor_name, r.actor_agent, r.face, r.subject_type, r.subject_id, r.subject_ref, r.card_id, r.audience, r.member_id, r.changes, r.data
-      from jsonb_to_recordset(cast(${JSON.stringify(rows.map((row, n) => ({ ...row, n })))} as jsonb)) as r(org_id text, type text, created_at timestamptz, actor_member_id text, actor_name text, actor_agent boolean, face text,
-        subject_type text, subject_id text, subject_ref text, card_id text, audience text, member_id text, changes jsonb, data jsonb, n int)
-      order by r.n
-      returning seq, org_id, type, audience, created_at
-    ), queued as (${queueDeliveriesOfWritten})${stored}
-    select max(seq)::text as seq, exists (select from queued) as deliveries, ${key ? sql`exists (select from stored)` : sql`true`} as stored${notify}
-    from written`.execute(db);
-  const row = answer.rows[0];
+  const one = rows.length === 1 ? rows[0]! : undefined;
+  const queue = rows.some((r) => r.audience !== 'owner');
+  const shape = `${one ? 'one' : 'many'} ${queue ? 'queue' : '-'} ${key ? 'key' : '-'} ${written ? '-' : 'notify'}`;
+  const slots: EventSlots = one ? rowSlots(one) : { rows: JSON.stringify(rows.map((row, n) => ({ ...row, n }))) };
+  if (key) Object.assign(slots, key);
+  const row = await eventsStatement.executeTakeFirst(db, shape, slots);
   if (!row?.stored) throw keyStoredMeanwhile();
   if (written && row.seq !== null) written({ seq: row.seq, deliveries: row.deliveries });
+}
+
+/** One event row as the statement's values: JSON columns as text. */
+function rowSlots(row: EventValues): EventSlots {
+  const slots: Record<string, string | boolean | null> = {};
+  for (const [c, type] of WRITTEN) {
+    const value = row[c] ?? null;
+    slots[`e_${c}`] = type === 'jsonb' ? JSON.stringify(value) : (value as string | boolean | null);
+  }
+  return slots as EventSlots;
 }
 
 export type EventRow = Selectable<EventsTable>;
