@@ -118,7 +118,6 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     if (db.pool) {
       notifications = authNotifications(db.pool, built.authCache, log, options.listenTiming);
     }
-    await built.feed.start();
     // New events: the streams' feed reads them; webhook deliveries and channel posts (once started, below) look for their work.
     eventNotifications = await listenForEvents(
       db,

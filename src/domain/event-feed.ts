@@ -87,10 +87,18 @@ const HELD_BACK_DELAYS = [5, 10, 20, 50, 100, 200, 500, 1_000];
  * older transaction still runs is held back until that one ends (read again after a short
  * pause, since an older transaction that records no event sends no NOTIFY); after a lost
  * LISTEN connection, the next read catches up from the last row read.
+ *
+ * With no stream open it reads nothing and keeps no position (most processes, most of the
+ * time: a read per NOTIFY was a twentieth of a write's cost on the writes bench); the first
+ * stream to open takes the start of live events then (`liveFrom`), and the feed reads on from there.
  */
 export class EventFeed {
   readonly #subscribers = new Set<FeedSubscriber>();
   #last: EventPosition | undefined;
+  /** The start of live events being read for the first stream (one read, however many open at once). */
+  #starting: Promise<EventPosition> | undefined;
+  /** Counts the times the feed forgot its position, so a start read before the last one is not taken. */
+  #idleSpells = 0;
   #heldBack = 0;
   #reading: Promise<void> | undefined;
   #again = false;
@@ -102,27 +110,46 @@ export class EventFeed {
     private readonly log: Pick<Logger, 'warn'>,
   ) {}
 
-  /**
-   * Reads from the last event committed now on: called before the process listens for new
-   * events, so that the first one it hears of is not taken for one it had read.
-   */
-  async start(): Promise<void> {
-    this.#last = await liveFrom(this.db);
+  /** The position of the last event read, else (no stream was open) the start of live events now. */
+  #lastRead(): Promise<EventPosition> {
+    if (this.#last) return Promise.resolve(this.#last);
+    const spell = this.#idleSpells;
+    this.#starting ??= liveFrom(this.db).then(
+      (from) => {
+        if (spell === this.#idleSpells) {
+          this.#last ??= from;
+          this.#starting = undefined;
+        }
+        return this.#last ?? from;
+      },
+      (err: unknown) => {
+        if (spell === this.#idleSpells) this.#starting = undefined;
+        throw err;
+      },
+    );
+    return this.#starting;
   }
 
-  /** The position of the last event read (from `start`, else from the first read). */
-  async #lastRead(): Promise<EventPosition> {
-    this.#last ??= await liveFrom(this.db);
-    return this.#last;
+  /** No stream is open: the position is let go, and the next stream starts live from its own moment. */
+  #forget(): void {
+    this.#idleSpells++;
+    this.#last = undefined;
+    this.#starting = undefined;
+    this.#heldBack = 0;
+    clearTimeout(this.#retry);
   }
 
   get open(): number {
     return this.#subscribers.size;
   }
 
-  subscribe(subscriber: FeedSubscriber): () => void {
+  /**
+   * Hands `subscriber` every event after the position `from` resolves to (`from` fails when the
+   * database cannot be read; the stream then ends), until `unsubscribe`.
+   */
+  subscribe(subscriber: FeedSubscriber): { from: Promise<EventPosition>; unsubscribe(): void } {
     this.#subscribers.add(subscriber);
-    return () => this.#subscribers.delete(subscriber);
+    return { from: this.#lastRead(), unsubscribe: () => void this.#subscribers.delete(subscriber) };
   }
 
   /** Events were committed somewhere: read them (one read at a time; a poke during one reads again after it). */
@@ -130,6 +157,10 @@ export class EventFeed {
     if (this.#closed) return;
     if (this.#reading) {
       this.#again = true;
+      return;
+    }
+    if (this.#subscribers.size === 0) {
+      if (this.#last || this.#starting) this.#forget();
       return;
     }
     this.#reading = this.#read().finally(() => (this.#reading = undefined));
@@ -151,7 +182,7 @@ export class EventFeed {
           else this.#heldBack = 0;
           if (heldBack || rows.length < EVENT_BATCH) break;
         }
-      } while (this.#again && !this.#closed);
+      } while (this.#again && !this.#closed && this.#subscribers.size > 0);
     } catch (err) {
       // The database is away: read again in a second, from the last event read.
       this.log.warn({ err: (err as Error).message }, 'cannot read new events yet; retrying every second');

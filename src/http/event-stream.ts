@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from '../domain/context.js';
 import { eventConditions, matches, resolveFilter, type ResolvedFilter } from '../domain/event-list.js';
-import { EVENT_BATCH, isAfter, liveFrom, positionOf, readyEvents, type EventFeed, type EventPosition } from '../domain/event-feed.js';
+import { EVENT_BATCH, isAfter, positionOf, readyEvents, type EventFeed, type EventPosition } from '../domain/event-feed.js';
 import { presentEvent, seqOf, type EventRow } from '../domain/events.js';
 import { requireScope } from '../domain/permissions.js';
 import { streamEventsOp } from '../operations/events.js';
@@ -92,7 +92,7 @@ export function registerEventStream(app: FastifyInstance, deps: EventStreamDeps)
         if (matches(row, principal, resolved)) write(frame(row));
       }
     };
-    const unsubscribe = deps.feed.subscribe({
+    const subscription = deps.feed.subscribe({
       deliver(rows) {
         if (waiting) waiting.push(...rows);
         else send(rows);
@@ -138,7 +138,7 @@ export function registerEventStream(app: FastifyInstance, deps: EventStreamDeps)
       if (!open) return;
       open = false;
       clearTimeout(keepAlive);
-      unsubscribe();
+      subscription.unsubscribe();
       unwatch();
       res.end();
     };
@@ -146,8 +146,8 @@ export function registerEventStream(app: FastifyInstance, deps: EventStreamDeps)
     res.on('error', close);
 
     try {
-      // Live from where events still to come start now: the feed hands over every later one.
-      last = await liveFrom(deps.runtime.db);
+      // Live from where the feed stands (the start of live events now, when no other stream is open): it hands over every later one.
+      last = await subscription.from;
       write(': connected\n\n');
       if (resumeFrom === 'reset') write('event: reset\ndata: {}\n\n');
       else if (resumeFrom !== undefined) {
