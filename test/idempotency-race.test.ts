@@ -76,5 +76,17 @@ it('still replaces a record past its 24 hours', async () => {
   const outcome = await execute(rt, op, owner, input, key);
   expect(outcome.replayed).toBe(false);
   const stored = await other.query('select request_hash, body from idempotency_keys where token_id = $1 and key = $2', [owner.tokenId, key]);
-  expect(stored.rows).toEqual([{ request_hash: requestHash(input), body: expect.stringMatching(/^sealed:v1:/) }]);
+  expect(stored.rows).toEqual([{ request_hash: requestHash(input), body: outcome.body }]);
+});
+
+it('stores an answer that carries a secret sealed, and replays it as first sent', async () => {
+  const op = operationNamed('createToken');
+  const input = parseOperationInput(op, { name: `sealed ${randomBytes(4).toString('hex')}`, scopes: ['read'] });
+  const key = randomBytes(8).toString('hex');
+  const first = await execute(rt, op, owner, input, key);
+  const token = (JSON.parse(first.body!) as { token: string }).token;
+  const stored = await other.query('select body from idempotency_keys where token_id = $1 and key = $2', [owner.tokenId, key]);
+  expect(stored.rows[0].body).toMatch(/^sealed:v1:/);
+  expect(stored.rows[0].body).not.toContain(token);
+  expect(await execute(rt, op, owner, input, key)).toEqual({ ...first, replayed: true });
 });

@@ -35,7 +35,7 @@ export interface IdempotencySlot {
   operation: string;
   key: string;
   hash: string;
-  /** When set, the stored body is sealed with it (AES-256-GCM), so the table never holds a secret in clear. */
+  /** When set (an answer that carries a secret), the stored body is sealed with it (AES-256-GCM), so the table never holds that secret in clear. */
   secret?: Buffer | undefined;
 }
 

@@ -66,8 +66,11 @@ export async function execute(
     return { status: op.status, body: present(result), replayed: false };
   }
   refuseReader(op, principal);
+  // An answer that carries a secret (`noStore`: a new token, a webhook's signing secret) is
+  // stored sealed with the caller's replay secret; any other is stored as sent, since it holds
+  // nothing its own tables do not (sealing every answer was a twentieth of a write's CPU).
   const slot: IdempotencySlot | undefined = idempotencyKey
-    ? { owner: idempotencyOwner(principal), operation: op.name, key: idempotencyKey, hash: requestHash(input), secret: principal.replaySecret }
+    ? { owner: idempotencyOwner(principal), operation: op.name, key: idempotencyKey, hash: requestHash(input), secret: op.noStore ? principal.replaySecret : undefined }
     : undefined;
   // Before the transaction: the embedded database has one connection, which the transaction holds.
   input = await resolveDueDates(ctx(rt.db), input, op.dueDateFields);
