@@ -4,6 +4,7 @@ import type { Database } from './schema.js';
 import { PGlitePool } from './pglite-pool.js';
 import { PreparedStatementPool } from './prepared-pool.js';
 import { runDirectly, withQueryLog, type DirectRunner } from './direct-query.js';
+import { boundTransactions, transactDirectly } from './bound-transaction.js';
 import { lockDataDir } from './data-dir-lock.js';
 
 export type Db = Kysely<Database>;
@@ -110,6 +111,7 @@ function connectPostgres(url: string, max: number, options: ConnectOptions): DbH
   const direct: DirectRunner = (query) => prepared.rows(query.sql, query.parameters);
   // A log given as levels prints through kysely's own console logger: those reads stay on kysely.
   if (typeof log !== 'object') runDirectly(db, log ? withQueryLog(direct, log) : direct);
+  transactDirectly(db, boundTransactions(prepared, log ? { log } : {}));
   return {
     db,
     kind: 'postgres',

@@ -4,6 +4,7 @@ import { announceAuthChange } from '../db/auth-notifications.js';
 import type { Database } from '../db/schema.js';
 import { together, type EventsWritten } from '../db/event-announcer.js';
 import { isStalePlan, isTransientConflict } from '../db/errors.js';
+import { transactionRunner, type TransactionRunner } from '../db/bound-transaction.js';
 import type { Runtime } from './runtime.js';
 
 /** Attempts of one write when Postgres reports a deadlock or serialization failure. */
@@ -38,7 +39,7 @@ export async function writeTransaction<T>(rt: Runtime, work: (trx: Kysely<Databa
     let written: EventsWritten | undefined;
     const announce = rt.eventsCommitted;
     try {
-      const result = await rt.db.transaction().execute((trx) =>
+      const result = await transact(rt.db)((trx) =>
         work(trx, {
           async authChanged() {
             if (!changedAuth) await announceAuthChange(trx);
@@ -60,4 +61,9 @@ export async function writeTransaction<T>(rt: Runtime, work: (trx: Kysely<Databa
       throw err;
     }
   }
+}
+
+/** The pool's own transaction runner (`boundTransactions`), else kysely's (the embedded database). */
+function transact(db: Kysely<Database>): TransactionRunner {
+  return transactionRunner(db) ?? ((work) => db.transaction().execute(work));
 }
