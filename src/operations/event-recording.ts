@@ -49,9 +49,16 @@ function changesOf(before: Record<string, unknown>, after: Record<string, unknow
     if (UNTOLD.has(field)) continue;
     const was = before[field] ?? null;
     const is = after[field] ?? null;
-    if (JSON.stringify(was) !== JSON.stringify(is)) changes[field] = [was, is];
+    if (!sameValue(was, is)) changes[field] = [was, is];
   }
   return changes;
+}
+
+/** Equal as JSON: scalars compared as they are, and only objects and arrays as their JSON text. */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /** The event type of one thing's change, or undefined when nothing of it changed. */
