@@ -5,6 +5,7 @@ import type { Ctx } from './context.js';
 import { commentIdsOfCard, getComment } from './comments.js';
 import { getCriterion } from './criteria.js';
 import { AppError } from './errors.js';
+import { QueryTemplate } from '../db/query-template.js';
 import { getMember } from './members.js';
 import { getMilestoneStatus } from './milestones.js';
 import { loadSnippet, presentSnippet } from './snippets/rows.js';
@@ -108,6 +109,15 @@ export function snapshotOfAnswer(ctx: Ctx, type: AnsweredType, answer: Record<st
   }
 }
 
+/** A todo of the caller's organization, or the caller's own personal one: built and compiled once (`QueryTemplate`). */
+const todoOfEvent = new QueryTemplate('todoOfEvent', (db, _shape: 'todo', v: { id: string; org_id: string; member_id: string }) =>
+  db
+    .selectFrom('todos')
+    .select([...todoColumns, 'member_id'])
+    .where('id', '=', v.id)
+    .where((eb) => eb.or([eb('org_id', '=', v.org_id), eb.and([eb('org_id', 'is', null), eb('member_id', '=', v.member_id)])])),
+);
+
 const readers: Record<SubjectType, Reader | undefined> = {
   async card(ctx, key) {
     const card = await present(getCard(ctx, { id: key }));
@@ -120,12 +130,7 @@ const readers: Record<SubjectType, Reader | undefined> = {
   async todo(ctx, id) {
     // Every todo is its owner's alone (a mirrored one too), whoever changed it.
     const { orgId, memberId } = ctx.principal;
-    const row = await ctx.db
-      .selectFrom('todos')
-      .select([...todoColumns, 'member_id'])
-      .where('id', '=', id)
-      .where((eb) => eb.or([eb('org_id', '=', orgId), eb.and([eb('org_id', 'is', null), eb('member_id', '=', memberId)])]))
-      .executeTakeFirst();
+    const row = await todoOfEvent.executeTakeFirst(ctx.db, 'todo', { id, org_id: orgId, member_id: memberId });
     return row && todoSnapshot(presentTodo(row, await callerCalendar(ctx)) as unknown as Record<string, unknown>, row.member_id);
   },
   async milestone(ctx, id) {

@@ -171,16 +171,22 @@ export async function createTodo(ctx: Ctx, input: z.infer<typeof createTodoInput
  * for the row, then finds it changed): of many concurrent calls one changes it and the rest
  * change nothing, so a criterion is never ticked twice.
  */
+/** The caller's todo marked done or not, when it was not already: built and compiled once (`QueryTemplate`). */
+const todoDone = new QueryTemplate(
+  'setTodoDone',
+  (db, _shape: 'done', v: { member_id: string; id: string; done: boolean; done_at: string | null; updated_at: string }) =>
+    db
+      .updateTable('todos')
+      .set({ done: v.done, done_at: v.done_at, updated_at: v.updated_at })
+      .where('member_id', '=', v.member_id)
+      .where('id', '=', v.id)
+      .where('done', '<>', v.done)
+      .returning(todoColumns),
+);
+
 export async function setTodoDone(ctx: Ctx, todoId: string, done: boolean): Promise<Todo> {
   const now = ctx.clock().toISOString();
-  const updated = await ctx.db
-    .updateTable('todos')
-    .set({ done, done_at: done ? now : null, updated_at: now })
-    .where('member_id', '=', ctx.principal.memberId)
-    .where('id', '=', todoId)
-    .where('done', '<>', done)
-    .returning(todoColumns)
-    .executeTakeFirst();
+  const updated = await todoDone.executeTakeFirst(ctx.db, 'done', { member_id: ctx.principal.memberId, id: todoId, done, done_at: done ? now : null, updated_at: now });
   if (!updated) {
     const row = await ctx.db.selectFrom('todos').select(todoColumns).where('member_id', '=', ctx.principal.memberId).where('id', '=', todoId).executeTakeFirst();
     if (!row) throw notFound('todo', todoId);
