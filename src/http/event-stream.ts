@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from '../domain/context.js';
 import { eventConditions, matches, resolveFilter, type ResolvedFilter } from '../domain/event-list.js';
-import { EVENT_BATCH, isAfter, positionOf, readyEvents, type EventFeed, type EventPosition } from '../domain/event-feed.js';
+import { EVENT_BATCH, isAfter, liveFrom, positionOf, readyEvents, type EventFeed, type EventPosition } from '../domain/event-feed.js';
 import { presentEvent, seqOf, type EventRow } from '../domain/events.js';
 import { requireScope } from '../domain/permissions.js';
 import { streamEventsOp } from '../operations/events.js';
@@ -146,8 +146,10 @@ export function registerEventStream(app: FastifyInstance, deps: EventStreamDeps)
     res.on('error', close);
 
     try {
-      // Live from where the feed stands (the start of live events now, when no other stream is open): it hands over every later one.
-      last = await subscription.from;
+      // Live from now: the feed reads from a position no later than this (it is read first),
+      // so it hands over every event still to come; the ones before, the stream skips.
+      await subscription.from;
+      last = await liveFrom(deps.runtime.db);
       write(': connected\n\n');
       if (resumeFrom === 'reset') write('event: reset\ndata: {}\n\n');
       else if (resumeFrom !== undefined) {
