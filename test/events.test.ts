@@ -107,6 +107,41 @@ describe('events are recorded by the write path', () => {
     expect([...seen.keys()].sort()).toEqual(described.sort());
   });
 
+  it('takes a move\'s "before" from the move itself: milestone, description, due date and assignees included', async () => {
+    await ok('POST', '/v1/boards', { name: 'Mv board', slug: 'mvb', ref_prefix: 'MVB' });
+    await ok('POST', '/v1/milestones', { ref: 'MV1', name: 'Mv' });
+    const me = (await ok('GET', '/v1/me')).member.id as string;
+    const card = await ok('POST', '/v1/cards', { board: 'mvb', title: 'Mv card' });
+    const move = async (body: Record<string, unknown>) => {
+      const from = await lastSeq();
+      const answer = await ok('PATCH', `/v1/cards/${card.ref}`, body);
+      const rows = await eventsAfter(from);
+      expect(rows).toHaveLength(1);
+      // The "after" is the card as getCard reads it now.
+      expect(rows[0]!.data).toEqual(await ok('GET', `/v1/cards/${card.id}`));
+      expect(rows[0]!.data).toEqual(answer);
+      return rows[0]!;
+    };
+    const first = await move({ milestone: 'MV1', due_on: '2030-01-02', description: 'first' });
+    expect(first.type).toBe('card.updated');
+    expect(first.changes).toEqual({ milestone: [null, 'MV1'], due_on: [null, '2030-01-02'], description: [null, 'first'] });
+    const second = await move({ milestone: null, description: 'second', workflow_status: 'done', title: 'Mv card 2' });
+    expect(second.type).toBe('card.moved');
+    expect(second.changes).toEqual({
+      milestone: ['MV1', null],
+      description: ['first', 'second'],
+      workflow_status: ['backlog', 'done'],
+      title: ['Mv card', 'Mv card 2'],
+      branch_name: [expect.stringMatching(/-mv-card$/), expect.stringMatching(/-mv-card-2$/)],
+    });
+    const third = await move({ assignee_ids: [me], workflow_status: 'in_review' });
+    expect(third.changes).toEqual({ assignee_ids: [[], [me]], workflow_status: ['done', 'in_review'] });
+    // A move to where the card already is changes nothing, and records nothing.
+    const from = await lastSeq();
+    await ok('PATCH', `/v1/cards/${card.ref}`, { workflow_status: 'in_review' });
+    expect(await eventsAfter(from)).toEqual([]);
+  });
+
   it('records nothing for a write that changes nothing, fails, or is replayed', async () => {
     const todo = await ok('POST', '/v1/todos', { title: 'quiet' });
     await ok('POST', `/v1/todos/${todo.id}/done`);

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import type { Kysely, QueryCreator, Updateable } from 'kysely';
+import { sql, type Kysely, type QueryCreator, type Updateable } from 'kysely';
 import { QueryTemplate } from '../db/query-template.js';
 import type { CardsTable, Database } from '../db/schema.js';
 import { cardsWithDetails } from './card-query.js';
 import { assigneeIds, assigneesOf, requireMembers, setAssignees } from './card-assignees.js';
 import { cardKeyIs, cardKeyOf, findCard, type CardKeyKind, type CardKeyValues } from './card-refs.js';
-import { cardDescription, cardKey, cardKeyInput, cardTitle, loadCard, presentCard, type Card, type CardRow } from './cards.js';
+import { cardDescription, cardKey, cardKeyInput, cardTitle, getCard, loadCard, presentCard, type Card, type CardRow } from './cards.js';
 import { WORKFLOW_STATUSES, type WorkflowStatus } from '../vocabulary.js';
 import type { Ctx, Principal } from './context.js';
 import { forbidden, notFound, type AppError } from './errors.js';
@@ -103,6 +103,8 @@ export async function moveCard(ctx: Ctx, input: z.infer<typeof moveCardInput>): 
   const fields = (Object.keys(patch) as (keyof CardPatch)[]).sort();
   const shape = { by, fields, ungatedOnly: gateRefusal !== undefined };
   const row = { ...values, ...(patch as Record<string, string | null>), updated_at: ctx.clock().toISOString() };
+  // Its events' "before" (`ctx.reportBefore`): with new assignees, the card as read now; without, from the update's own statement.
+  const before = assignees && ctx.reportBefore ? await present(getCard(ctx, { id: input.id })) : undefined;
   // Without new assignees the update answers the card as `loadCard` reads it, in the same statement.
   const moved = assignees ? await cardUpdate.executeTakeFirst(ctx.db, shape, row) : await cardMoved.executeTakeFirst(ctx.db, shape, row);
   if (!moved) {
@@ -111,9 +113,47 @@ export async function moveCard(ctx: Ctx, input: z.infer<typeof moveCardInput>): 
     if (gateRefusal && card.gated) throw gateRefusal;
     throw notFound('card', input.id);
   }
-  if (!assignees) return presentCard(moved as CardRow);
+  if (!assignees) {
+    const after = moved as MovedRow;
+    ctx.reportBefore?.(presentCard(cardBefore(after)));
+    return presentCard(after);
+  }
+  if (before) ctx.reportBefore?.(before);
   await setAssignees(ctx.db, orgId, moved.id, assignees, true);
   return loadCard(ctx, moved.id);
+}
+
+/** A card read by `getCard`, or undefined when it does not exist (the write then answers its own 404). */
+async function present(card: Promise<Card>): Promise<Card | undefined> {
+  try {
+    return await card;
+  } catch (err) {
+    if ((err as AppError).status === 404) return undefined;
+    throw err;
+  }
+}
+
+/** The card's columns a move may change, as they were before it (`cardMoved`'s `old_…`). */
+interface MovedRow extends CardRow {
+  old_workflow_status: CardRow['workflow_status'];
+  old_title: string;
+  old_description: string | null;
+  old_due_on: string | null;
+  old_milestone_ref: string | null;
+  old_updated_at: string;
+}
+
+/** The moved card as it was: what the move changed, as it was; the rest (board, criteria, assignees) a move leaves alone. */
+function cardBefore(row: MovedRow): CardRow {
+  return {
+    ...row,
+    workflow_status: row.old_workflow_status,
+    title: row.old_title,
+    description: row.old_description,
+    due_on: row.old_due_on,
+    milestone_ref: row.old_milestone_ref,
+    updated_at: row.old_updated_at,
+  };
 }
 
 /** The columns `moveCard` may change. */
@@ -157,5 +197,36 @@ const cardUpdate = new QueryTemplate('moveCard', (db, shape: MoveShape, v: MoveV
  */
 const cardMoved = new QueryTemplate('moveCardAnswered', (db, shape: MoveShape, v: MoveValues) =>
   // The CTE's rows are the table's (`returning c.*`): read as `cards`, they are what the table holds now.
-  cardsWithDetails(db.with('cards', (qc) => updateCard(qc, shape, v).returningAll('c')) as unknown as QueryCreator<Database>, v.org),
+  cardsWithDetails(db.with('cards', (qc) => withOldValues(updateCard(qc, shape, v)).returningAll('c')) as unknown as QueryCreator<Database>, v.org).select(
+    OLD_VALUES.map((c) => sql.ref(`c.${c}`).as(c)),
+  ),
 );
+
+/** What `withOldValues` returns beside the updated row. */
+const OLD_VALUES = ['old_workflow_status', 'old_title', 'old_description', 'old_due_on', 'old_milestone_ref', 'old_updated_at'] as const;
+
+/**
+ * The update, also returning the card's changeable columns as they were (`old_…`, and the old
+ * milestone's ref): the same row joined as `o`, which the statement reads in its snapshot, from
+ * before the update (so the event's "before" needs no read of its own). Like a read before
+ * the update, it is the card as last committed when the statement began.
+ *
+ * ```sql
+ * update cards as c set … from boards as b, cards as o left join milestones as om on om.id = o.milestone_id
+ * where … and o.id = c.id returning c.*, o.workflow_status as old_workflow_status, …, om.ref as old_milestone_ref
+ * ```
+ */
+function withOldValues(update: ReturnType<typeof updateCard>) {
+  return update
+    .from('cards as o')
+    .leftJoin('milestones as om', 'om.id', 'o.milestone_id')
+    .whereRef('o.id', '=', 'c.id')
+    .returning([
+      'o.workflow_status as old_workflow_status',
+      'o.title as old_title',
+      'o.description as old_description',
+      'o.due_on as old_due_on',
+      'om.ref as old_milestone_ref',
+      'o.updated_at as old_updated_at',
+    ]);
+}

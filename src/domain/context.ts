@@ -88,6 +88,12 @@ export interface Ctx {
    * sends its NOTIFY itself.
    */
   eventsWritten?: (written: EventsWritten) => void;
+  /**
+   * Set by `withEvents` for a write whose description says `answersBefore`: the write hands
+   * over the thing it changes as its read operation answered it before the change (taken in
+   * the write's own statement), so no read of it goes before the write.
+   */
+  reportBefore?: (before: object) => void;
 }
 
 /**

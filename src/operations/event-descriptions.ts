@@ -28,6 +28,12 @@ export interface ChangeDescription {
    * "after" is taken from the answer, one read less for every such write.
    */
   answers?: AnsweredType;
+  /**
+   * With `answers`: the write also hands over the thing as it was before it
+   * (`ctx.reportBefore`, read in its own statement), so nothing is read before it runs. Only
+   * for a thing that links to no other (a card; not a todo, which may mirror a criterion).
+   */
+  answersBefore?: true;
 }
 
 /** A write that records no event, and why. */
@@ -68,7 +74,7 @@ export const eventDescriptions: Readonly<Record<string, EventDescription>> = {
 
   // A card made with criteria is one change: `card.created` (its data counts them).
   createCard: { makes: made('card') },
-  moveCard: { touches: one('card'), refusals: ['gated_move_requires_human'], answers: 'card' },
+  moveCard: { touches: one('card'), refusals: ['gated_move_requires_human'], answers: 'card', answersBefore: true },
   // Its criteria and comments go with it, and the todos that mirrored them are unlinked: one event each.
   deleteCard: {
     touches: async (ctx, input) => [

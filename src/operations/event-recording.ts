@@ -83,20 +83,36 @@ function typeOf(key: SubjectKey, before: Snapshot | undefined, after: Snapshot |
 /**
  * Runs one write (`run`, inside its transaction `ctx.db`) and records an event for each thing
  * it changed, in the same transaction: the things its description names are read before and
- * after it, as their read operations answer them. The write's idempotency record (`keyOf` its
+ * after it, as their read operations answer them (or handed over by the write itself: its
+ * answer for the "after", `answers`; its own statement's old values for the "before", `answersBefore`). The write's idempotency record (`keyOf` its
  * answer) is stored in the events' own statement. Replays never get here; a write that fails
  * rolls back with its events.
  */
-export async function withEvents<T>(ctx: Ctx, op: OperationCore, input: Record<string, unknown>, run: () => Promise<T>, keyOf: (answer: T) => KeyRecord | undefined = () => undefined): Promise<T> {
+export async function withEvents<T>(ctx: Ctx, op: OperationCore, input: Record<string, unknown>, run: (ctx: Ctx) => Promise<T>, keyOf: (answer: T) => KeyRecord | undefined = () => undefined): Promise<T> {
   const described = describedChanges(op);
   if (!described) {
-    const answer = await run();
+    const answer = await run(ctx);
     await insertEvents(ctx, [], keyOf(answer));
     return answer;
   }
   const watched = new Map<string, Watched>();
-  await watch(ctx, (await described.touches?.(ctx, input)) ?? [], watched, true);
-  const answer = await run();
+  let answer: T;
+  if (described.answersBefore && described.answers) {
+    // The write hands over its thing's "before" itself: no read goes before it.
+    const answered = described.answers;
+    answer = await run({
+      ...ctx,
+      reportBefore: (data) => {
+        const before = snapshotOfAnswer(ctx, answered, data as Record<string, unknown>);
+        const key = { type: answered, id: String(before.data.id) };
+        if (linkedTo(key, before).length > 0) throw new Error(`${op.name} answers its "before", but a ${key.type} links to more`);
+        watched.set(keyText(key), { key, before });
+      },
+    });
+  } else {
+    await watch(ctx, (await described.touches?.(ctx, input)) ?? [], watched, true);
+    answer = await run(ctx);
+  }
   const fields =
     answer === null || typeof answer !== 'object' ? undefined : answer instanceof RawJson ? (JSON.parse(answer.text) as Record<string, unknown>) : (answer as Record<string, unknown>);
   if (described.makes && fields) await watch(ctx, described.makes(fields), watched, false);

@@ -93,7 +93,7 @@ export async function execute(
     }
     let response: { status: number; body: unknown } | undefined;
     // The answer is stored with the events, in their statement (one round trip less).
-    await withEvents(ctx(trx, caller, scope.eventsWritten), op, input, () => op.run(ctx(trx, caller, scope.eventsWritten), input), (result) => {
+    await withEvents(ctx(trx, caller, scope.eventsWritten), op, input, (runCtx) => op.run(runCtx, input), (result) => {
       response = { status: op.status, body: present(result) };
       return slot && keyRecord(slot, recorded(response));
     });
