@@ -142,6 +142,29 @@ describe('events are recorded by the write path', () => {
     expect(await eventsAfter(from)).toEqual([]);
   });
 
+  it('takes a completed or reopened todo\'s "before" from the update itself, and its mirrored criterion\'s before that changes', async () => {
+    const events = async (call: () => Promise<unknown>) => {
+      const from = await lastSeq();
+      await call();
+      return eventsAfter(from);
+    };
+    const plain = await ok('POST', '/v1/todos', { title: 'Td plain', due_on: '2030-03-04' });
+    const [completed] = await events(() => ok('POST', `/v1/todos/${plain.id}/done`));
+    expect(completed!.type).toBe('todo.completed');
+    expect(completed!.changes).toEqual({ done: [false, true], done_at: [null, expect.any(String)] });
+    const [reopened] = await events(() => ok('POST', `/v1/todos/${plain.id}/reopen`));
+    const doneAt = (completed!.changes as { done_at: [null, string] }).done_at[1];
+    expect(reopened!.changes).toEqual({ done: [true, false], done_at: [doneAt, null] });
+    await ok('POST', '/v1/boards', { name: 'Td board', slug: 'tdb', ref_prefix: 'TDB' });
+    const card = await ok('POST', '/v1/cards', { board: 'tdb', title: 'Td card' });
+    const mirrored = await ok('POST', '/v1/todos', { title: 'Td mirrored', card_id: card.ref });
+    const rows = await events(() => ok('POST', `/v1/todos/${mirrored.id}/done`));
+    expect(rows.map((r) => [r.type, r.changes])).toEqual([
+      ['todo.completed', { done: [false, true], done_at: [null, expect.any(String)] }],
+      ['criterion.updated', { done: [false, true] }],
+    ]);
+  });
+
   it('records nothing for a write that changes nothing, fails, or is replayed', async () => {
     const todo = await ok('POST', '/v1/todos', { title: 'quiet' });
     await ok('POST', `/v1/todos/${todo.id}/done`);

@@ -115,10 +115,10 @@ export async function moveCard(ctx: Ctx, input: z.infer<typeof moveCardInput>): 
   }
   if (!assignees) {
     const after = moved as MovedRow;
-    ctx.reportBefore?.(presentCard(cardBefore(after)));
+    await ctx.reportBefore?.(presentCard(cardBefore(after)));
     return presentCard(after);
   }
-  if (before) ctx.reportBefore?.(before);
+  if (before) await ctx.reportBefore?.(before);
   await setAssignees(ctx.db, orgId, moved.id, assignees, true);
   return loadCard(ctx, moved.id);
 }

@@ -91,9 +91,10 @@ export interface Ctx {
   /**
    * Set by `withEvents` for a write whose description says `answersBefore`: the write hands
    * over the thing it changes as its read operation answered it before the change (taken in
-   * the write's own statement), so no read of it goes before the write.
+   * the write's own statement), so no read of it goes before the write. Called before the
+   * write changes anything that thing links to (a mirrored todo's criterion), which is read then.
    */
-  reportBefore?: (before: object) => void;
+  reportBefore?: (before: object) => Promise<void>;
 }
 
 /**

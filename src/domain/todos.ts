@@ -171,17 +171,29 @@ export async function createTodo(ctx: Ctx, input: z.infer<typeof createTodoInput
  * for the row, then finds it changed): of many concurrent calls one changes it and the rest
  * change nothing, so a criterion is never ticked twice.
  */
-/** The caller's todo marked done or not, when it was not already: built and compiled once (`QueryTemplate`). */
+/**
+ * The caller's todo marked done or not, when it was not already, answering it and what the
+ * change replaced (`old_…`: the same row joined as it stood when the statement began): built
+ * and compiled once (`QueryTemplate`).
+ *
+ * ```sql
+ * update todos as t set done = $1, done_at = $2, updated_at = $3 from todos as o
+ * where t.member_id = $4 and t.id = $5 and t.done <> $1 and o.id = t.id
+ * returning t.<todoColumns>, o.done as old_done, o.done_at as old_done_at
+ * ```
+ */
 const todoDone = new QueryTemplate(
   'setTodoDone',
   (db, _shape: 'done', v: { member_id: string; id: string; done: boolean; done_at: string | null; updated_at: string }) =>
     db
-      .updateTable('todos')
+      .updateTable('todos as t')
+      .from('todos as o')
       .set({ done: v.done, done_at: v.done_at, updated_at: v.updated_at })
-      .where('member_id', '=', v.member_id)
-      .where('id', '=', v.id)
-      .where('done', '<>', v.done)
-      .returning(todoColumns),
+      .where('t.member_id', '=', v.member_id)
+      .where('t.id', '=', v.id)
+      .where('t.done', '<>', v.done)
+      .whereRef('o.id', '=', 't.id')
+      .returning([...todoColumns.map((c) => `t.${c}` as const), 'o.done as old_done', 'o.done_at as old_done_at']),
 );
 
 export async function setTodoDone(ctx: Ctx, todoId: string, done: boolean): Promise<Todo> {
@@ -191,6 +203,11 @@ export async function setTodoDone(ctx: Ctx, todoId: string, done: boolean): Prom
     const row = await ctx.db.selectFrom('todos').select(todoColumns).where('member_id', '=', ctx.principal.memberId).where('id', '=', todoId).executeTakeFirst();
     if (!row) throw notFound('todo', todoId);
     return presentTodo(row, await callerCalendar(ctx));
+  }
+  // Its events' "before", from the update's own statement, before the criterion it mirrors changes.
+  if (ctx.reportBefore) {
+    const { old_done, old_done_at, ...row } = updated;
+    await ctx.reportBefore(presentTodo({ ...row, done: old_done, done_at: old_done_at }, await callerCalendar(ctx)));
   }
   if (updated.criterion_id !== null) {
     await ctx.db

@@ -30,8 +30,8 @@ export interface ChangeDescription {
   answers?: AnsweredType;
   /**
    * With `answers`: the write also hands over the thing as it was before it
-   * (`ctx.reportBefore`, read in its own statement), so nothing is read before it runs. Only
-   * for a thing that links to no other (a card; not a todo, which may mirror a criterion).
+   * (`ctx.reportBefore`, taken in its own statement), so it is not read before the write runs;
+   * what it links to (a mirrored todo's criterion) is read when it is handed over.
    */
   answersBefore?: true;
 }
@@ -95,8 +95,8 @@ export const eventDescriptions: Readonly<Record<string, EventDescription>> = {
 
   // An existing criterion it mirrors takes its title.
   createTodo: { touches: (_ctx, input) => (input.criterion_id === undefined ? [] : [{ type: 'criterion', id: text(input, 'criterion_id') }]), makes: made('todo'), answers: 'todo' },
-  completeTodo: { touches: one('todo'), answers: 'todo' },
-  reopenTodo: { touches: one('todo'), answers: 'todo' },
+  completeTodo: { touches: one('todo'), answers: 'todo', answersBefore: true },
+  reopenTodo: { touches: one('todo'), answers: 'todo', answersBefore: true },
   updateTodo: { touches: one('todo'), answers: 'todo' },
   deleteTodo: { touches: one('todo') },
 

@@ -102,11 +102,12 @@ export async function withEvents<T>(ctx: Ctx, op: OperationCore, input: Record<s
     const answered = described.answers;
     answer = await run({
       ...ctx,
-      reportBefore: (data) => {
+      reportBefore: async (data) => {
         const before = snapshotOfAnswer(ctx, answered, data as Record<string, unknown>);
         const key = { type: answered, id: String(before.data.id) };
-        if (linkedTo(key, before).length > 0) throw new Error(`${op.name} answers its "before", but a ${key.type} links to more`);
         watched.set(keyText(key), { key, before });
+        // What it links to is read now, before the write changes it.
+        await watch(ctx, linkedTo(key, before), watched, true);
       },
     });
   } else {
