@@ -8,7 +8,7 @@ import { cardKeyIs, cardKeyOf, findCard, type CardKeyKind, type CardKeyValues } 
 import { cardDescription, cardKey, cardKeyInput, cardTitle, getCard, loadCard, presentCard, type Card, type CardRow } from './cards.js';
 import { WORKFLOW_STATUSES, type WorkflowStatus } from '../vocabulary.js';
 import type { Ctx, Principal } from './context.js';
-import { forbidden, notFound, type AppError } from './errors.js';
+import { forbidden, notFound, unlessMissing, type AppError } from './errors.js';
 import { scopeRefusal, writerRefusal } from './permissions.js';
 import { key } from './fields.js';
 import { dueDate } from './todo-due.js';
@@ -104,7 +104,7 @@ export async function moveCard(ctx: Ctx, input: z.infer<typeof moveCardInput>): 
   const shape = { by, fields, ungatedOnly: gateRefusal !== undefined };
   const row = { ...values, ...(patch as Record<string, string | null>), updated_at: ctx.clock().toISOString() };
   // Its events' "before" (`ctx.reportBefore`): with new assignees, the card as read now; without, from the update's own statement.
-  const before = assignees && ctx.reportBefore ? await present(getCard(ctx, { id: input.id })) : undefined;
+  const before = assignees && ctx.reportBefore ? await unlessMissing(getCard(ctx, { id: input.id })) : undefined;
   // Without new assignees the update answers the card as `loadCard` reads it, in the same statement.
   const moved = assignees ? await cardUpdate.executeTakeFirst(ctx.db, shape, row) : await cardMoved.executeTakeFirst(ctx.db, shape, row);
   if (!moved) {
@@ -121,16 +121,6 @@ export async function moveCard(ctx: Ctx, input: z.infer<typeof moveCardInput>): 
   if (before) await ctx.reportBefore?.(before);
   await setAssignees(ctx.db, orgId, moved.id, assignees, true);
   return loadCard(ctx, moved.id);
-}
-
-/** A card read by `getCard`, or undefined when it does not exist (the write then answers its own 404). */
-async function present(card: Promise<Card>): Promise<Card | undefined> {
-  try {
-    return await card;
-  } catch (err) {
-    if ((err as AppError).status === 404) return undefined;
-    throw err;
-  }
 }
 
 /** The card's columns a move may change, as they were before it (`cardMoved`'s `old_…`). */

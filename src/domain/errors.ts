@@ -48,3 +48,13 @@ export function validationFailed(fields: FieldError[]): AppError {
 export const forbidden = (code: string, message: string) => new AppError(code, 403, message);
 
 export const conflict = (code: string, message: string) => new AppError(code, 409, message);
+
+/** What `read` answers, or undefined where the thing is not there (its reader's 404). */
+export async function unlessMissing<T>(read: Promise<T>): Promise<T | undefined> {
+  try {
+    return await read;
+  } catch (err) {
+    if (err instanceof AppError && err.status === 404) return undefined;
+    throw err;
+  }
+}

@@ -4,7 +4,7 @@ import { getCard } from './cards.js';
 import type { Ctx } from './context.js';
 import { commentIdsOfCard, getComment } from './comments.js';
 import { getCriterion } from './criteria.js';
-import { AppError } from './errors.js';
+import { unlessMissing } from './errors.js';
 import { QueryTemplate } from '../db/query-template.js';
 import { getMember } from './members.js';
 import { getMilestoneStatus } from './milestones.js';
@@ -42,16 +42,6 @@ export interface Snapshot {
 }
 
 type Reader = (ctx: Ctx, id: string) => Promise<Snapshot | undefined>;
-
-/** Undefined where the thing is not there (its reader's 404). */
-async function present<T>(read: Promise<T>): Promise<T | undefined> {
-  try {
-    return await read;
-  } catch (err) {
-    if (err instanceof AppError && err.status === 404) return undefined;
-    throw err;
-  }
-}
 
 async function cardRef(ctx: Ctx, cardId: string): Promise<string | null> {
   const row = await ctx.db
@@ -120,11 +110,11 @@ const todoOfEvent = new QueryTemplate('todoOfEvent', (db, _shape: 'todo', v: { i
 
 const readers: Record<SubjectType, Reader | undefined> = {
   async card(ctx, key) {
-    const card = await present(getCard(ctx, { id: key }));
+    const card = await unlessMissing(getCard(ctx, { id: key }));
     return card && cardSnapshot(card);
   },
   async criterion(ctx, id) {
-    const criterion = await present(getCriterion(ctx.db, ctx.principal.orgId, id));
+    const criterion = await unlessMissing(getCriterion(ctx.db, ctx.principal.orgId, id));
     return criterion && orgWide(criterion, await cardRef(ctx, criterion.card_id), criterion.card_id);
   },
   async todo(ctx, id) {
@@ -134,19 +124,19 @@ const readers: Record<SubjectType, Reader | undefined> = {
     return row && todoSnapshot(presentTodo(row, await callerCalendar(ctx)) as unknown as Record<string, unknown>, row.member_id);
   },
   async milestone(ctx, id) {
-    const milestone = await present(getMilestoneStatus(ctx, { ref: id }));
+    const milestone = await unlessMissing(getMilestoneStatus(ctx, { ref: id }));
     return milestone && orgWide(milestone, milestone.ref);
   },
   async snippet(ctx, id) {
-    const row = await present(loadSnippet(ctx, id));
+    const row = await unlessMissing(loadSnippet(ctx, id));
     return row && snippetSnapshot(presentSnippet(ctx, row) as unknown as Record<string, unknown>, row.created_by);
   },
   async board(ctx, id) {
-    const board = await present(findBoard(ctx.db, ctx.principal.orgId, id));
+    const board = await unlessMissing(findBoard(ctx.db, ctx.principal.orgId, id));
     return board && orgWide(board);
   },
   async member(ctx, id) {
-    const member = await present(getMember(ctx.db, ctx.principal.orgId, id));
+    const member = await unlessMissing(getMember(ctx.db, ctx.principal.orgId, id));
     return member && { data: member, ref: null, cardId: null, audience: 'admins', memberId: member.id };
   },
   async token(ctx, id) {
@@ -154,7 +144,7 @@ const readers: Record<SubjectType, Reader | undefined> = {
     return token && { data: token, ref: null, cardId: null, audience: 'admins', memberId: token.member_id };
   },
   async comment(ctx, id) {
-    const comment = await present(getComment(ctx.db, ctx.principal.orgId, id));
+    const comment = await unlessMissing(getComment(ctx.db, ctx.principal.orgId, id));
     return comment && orgWide(comment, await cardRef(ctx, comment.card_id), comment.card_id);
   },
   // Not in this build yet: webhooks (their own stream of work).
@@ -170,7 +160,7 @@ export async function snapshot(ctx: Ctx, key: SubjectKey): Promise<Snapshot | un
 
 /** The criteria of a card (id or ref), which deleting it deletes: each records its own event. */
 export async function criteriaOfCard(ctx: Ctx, cardKey: string): Promise<SubjectKey[]> {
-  const card = await present(findCard(ctx.db, ctx.principal.orgId, cardKey));
+  const card = await unlessMissing(findCard(ctx.db, ctx.principal.orgId, cardKey));
   if (!card) return [];
   const rows = await ctx.db.selectFrom('criteria').select('id').where('org_id', '=', ctx.principal.orgId).where('card_id', '=', card.id).orderBy('position').execute();
   return rows.map((r) => ({ type: 'criterion', id: r.id }));
@@ -178,7 +168,7 @@ export async function criteriaOfCard(ctx: Ctx, cardKey: string): Promise<Subject
 
 /** The comments of a card (id or ref), which deleting it deletes: each records its own event. */
 export async function commentsOfCard(ctx: Ctx, cardKey: string): Promise<SubjectKey[]> {
-  const card = await present(findCard(ctx.db, ctx.principal.orgId, cardKey));
+  const card = await unlessMissing(findCard(ctx.db, ctx.principal.orgId, cardKey));
   if (!card) return [];
   return (await commentIdsOfCard(ctx.db, ctx.principal.orgId, card.id)).map((id) => ({ type: 'comment', id }));
 }
