@@ -166,12 +166,6 @@ export async function createTodo(ctx: Ctx, input: z.infer<typeof createTodoInput
 }
 
 /**
- * Sets a todo done or not, and its mirrored criterion with it, in the write's transaction.
- * The update changes the row only when it is not in that state yet (a concurrent call's waits
- * for the row, then finds it changed): of many concurrent calls one changes it and the rest
- * change nothing, so a criterion is never ticked twice.
- */
-/**
  * The caller's todo marked done or not, when it was not already, answering it and what the
  * change replaced (`old_…`: the same row joined as it stood when the statement began): built
  * and compiled once (`QueryTemplate`).
@@ -196,6 +190,12 @@ const todoDone = new QueryTemplate(
       .returning([...todoColumns.map((c) => `t.${c}` as const), 'o.done as old_done', 'o.done_at as old_done_at']),
 );
 
+/**
+ * Sets a todo done or not, and its mirrored criterion with it, in the write's transaction.
+ * The update changes the row only when it is not in that state yet (a concurrent call's waits
+ * for the row, then finds it changed): of many concurrent calls one changes it and the rest
+ * change nothing, so a criterion is never ticked twice.
+ */
 export async function setTodoDone(ctx: Ctx, todoId: string, done: boolean): Promise<Todo> {
   const now = ctx.clock().toISOString();
   const updated = await todoDone.executeTakeFirst(ctx.db, 'done', { member_id: ctx.principal.memberId, id: todoId, done, done_at: done ? now : null, updated_at: now });

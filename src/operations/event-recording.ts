@@ -83,10 +83,10 @@ function typeOf(key: SubjectKey, before: Snapshot | undefined, after: Snapshot |
 /**
  * Runs one write (`run`, inside its transaction `ctx.db`) and records an event for each thing
  * it changed, in the same transaction: the things its description names are read before and
- * after it, as their read operations answer them (or handed over by the write itself: its
- * answer for the "after", `answers`; its own statement's old values for the "before", `answersBefore`). The write's idempotency record (`keyOf` its
- * answer) is stored in the events' own statement. Replays never get here; a write that fails
- * rolls back with its events.
+ * after it, as their read operations answer them, or handed over by the write itself (its
+ * answer for the "after", `answers`; its own statement's old values for the "before",
+ * `answersBefore`). The write's idempotency record (`keyOf` its answer) is stored in the
+ * events' own statement. Replays never get here; a write that fails rolls back with its events.
  */
 export async function withEvents<T>(ctx: Ctx, op: OperationCore, input: Record<string, unknown>, run: (ctx: Ctx) => Promise<T>, keyOf: (answer: T) => KeyRecord | undefined = () => undefined): Promise<T> {
   const described = describedChanges(op);
