@@ -24,7 +24,7 @@ let rt: Runtime;
 let owner: Principal;
 
 beforeAll(async () => {
-  t = await startTestServer();
+  t = await startTestServer({ WEBHOOK_ALLOW_PRIVATE: '1' }, { webhooks: false });
   handle = await connect({ databaseUrl: t.database!.url, dataDir: '', poolSize: 2, log: (event) => void statements.push(event.query.sql) });
   rt = { db: handle.db, clock: () => new Date(), publicBaseUrl: 'http://127.0.0.1/p' };
   owner = (await authenticateToken(t.server.db.db, t.token, new Date())).principal;
@@ -58,14 +58,30 @@ it('records the event, its deliveries, the idempotency answer and the NOTIFY in 
     expect(sql.at(-2), name).toMatch(ONE_STATEMENT_AFTER_THE_WRITE);
     expect(sql.filter((s) => /pg_advisory_xact_lock\(\$1\)|pg_notify|insert into "?idempotency_keys|insert into "?events|webhook_deliveries/.test(s)), name).toHaveLength(1);
   }
-  // One event is one VALUES row, not a recordset; a personal todo's goes to no webhook, so its statement has no deliveries clause.
-  for (const [name, sql] of Object.entries(writes)) expect(sql.at(-2), name).not.toMatch(/jsonb_to_recordset/);
-  expect(writes.createTodo.at(-2)).not.toMatch(/webhook_deliveries/);
-  expect(writes.completeTodo.at(-2)).not.toMatch(/webhook_deliveries/);
-  expect(writes.moveCard.at(-2)).toMatch(/insert into webhook_deliveries/);
-  expect(writes.createSnippet.at(-2)).toMatch(/insert into webhook_deliveries/);
+  // One event is one VALUES row, not a recordset; with no webhook in the organization (read in
+  // the first statement), no statement has a deliveries clause.
+  for (const [name, sql] of Object.entries(writes)) {
+    expect(sql.at(-2), name).not.toMatch(/jsonb_to_recordset/);
+    expect(sql.at(-2), name).not.toMatch(/webhook_deliveries/);
+  }
   // An event takes no lock on its organization's row, which every writer of the organization shares (migration 0027).
   const keys = await sql<{ conname: string }>`select conname from pg_constraint where conrelid = 'events'::regclass and contype = 'f'`.execute(t.server.db.db);
   expect(keys.rows).toEqual([]);
   expect(Object.fromEntries(Object.entries(writes).map(([name, sql]) => [name, sql.length]))).toEqual({ createTodo: 5, createSnippet: 5, completeTodo: 5, moveCard: 5 });
+});
+
+it('queues deliveries in the events statement once the organization has an enabled webhook, never for a personal todo', async () => {
+  const hook = await t.api('POST', '/v1/webhooks', { body: { url: 'http://127.0.0.1:9/hook', events: ['*'] } });
+  expect(hook.status).toBe(201);
+  const card = (await t.api('POST', '/v1/cards', { body: { board: 'trips', title: 'hooked' } })).body;
+  const moved = await statementsOf('moveCard', { id: card.id, workflow_status: 'in_progress' });
+  expect(moved.sql.at(-2)).toMatch(/insert into webhook_deliveries/);
+  const queued = await t.database!.query('select d.webhook_id from webhook_deliveries d join events e on e.seq = d.event_seq where e.subject_id = $1 and e.type = $2', [card.id, 'card.moved']);
+  expect(queued.map((r) => r.webhook_id)).toEqual([hook.body.id]);
+  const todo = await statementsOf('createTodo', { title: 'mine alone', priority: 'low' });
+  expect(todo.sql.at(-2)).not.toMatch(/webhook_deliveries/);
+  // Turned off, it is as if there were none.
+  expect((await t.api('PATCH', `/v1/webhooks/${hook.body.id}`, { body: { enabled: false } })).status).toBe(200);
+  const again = await statementsOf('moveCard', { id: card.id, workflow_status: 'backlog' });
+  expect(again.sql.at(-2)).not.toMatch(/webhook_deliveries/);
 });

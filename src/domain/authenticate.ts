@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { QueryTemplate } from '../db/query-template.js';
 import type { Database } from '../db/schema.js';
 import type { Principal, Profile, Scope } from './context.js';
@@ -124,13 +124,23 @@ export async function authenticateToken(db: Kysely<Database>, token: string, now
  * the same statement: one round trip less for a write with an Idempotency-Key. `claim` is
  * undefined when no statement was needed (a caller with no token).
  */
-export async function confirmPrincipal(db: Kysely<Database>, principal: Principal, now: Date, key?: KeyClaimValues): Promise<{ principal: Principal; claim?: KeyClaim }> {
+export async function confirmPrincipal(db: Kysely<Database>, principal: Principal, now: Date, key?: KeyClaimValues): Promise<Confirmed> {
   if (principal.tokenId === null) return { principal };
   const row = await tokenNow.executeTakeFirst(db, key !== undefined, { ...(key ?? NO_KEY), org: principal.orgId, token: principal.tokenId });
   if (!row) throw unauthorized();
   if (row.expires_at !== null && pgTimestamp(row.expires_at).getTime() <= now.getTime()) throw unauthorized();
   const role = cappedRole(row.role, row.role_ceiling);
-  return { principal: role === principal.role ? principal : { ...principal, role }, ...(key && { claim: claimOf(row) }) };
+  return { principal: role === principal.role ? principal : { ...principal, role }, ...(key && { claim: claimOf(row) }), orgWebhooks: row.org_webhooks };
+}
+
+/**
+ * The caller as the write's transaction reads it; with `orgWebhooks`, whether its organization
+ * had an enabled webhook when the write began (read in the same statement), else unknown.
+ */
+export interface Confirmed {
+  principal: Principal;
+  claim?: KeyClaim;
+  orgWebhooks?: boolean;
 }
 
 const NO_KEY: KeyClaimValues = { lock: '', owner: '', operation: '', key: '' };
@@ -141,6 +151,7 @@ const tokenNow = new QueryTemplate('confirmPrincipal', (db, claiming: boolean, v
     .selectFrom('tokens')
     .innerJoin('members', (j) => j.onRef('members.id', '=', 'tokens.member_id').onRef('members.org_id', '=', 'tokens.org_id'))
     .select(['members.role', 'tokens.expires_at', 'tokens.role_ceiling'])
+    .select(sql<boolean>`exists (select 1 from webhooks w where w.org_id = tokens.org_id and w.enabled)`.as('org_webhooks'))
     .$if(claiming, (qb) => qb.select(keyClaimColumns(v)))
     .where('tokens.org_id', '=', v.org)
     .where('tokens.id', '=', v.token)

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { confirmPrincipal } from './authenticate.js';
+import { confirmPrincipal, type Confirmed } from './authenticate.js';
 import { confirmSession } from './authenticate-session.js';
 import type { Principal } from './context.js';
-import type { KeyClaim, KeyClaimValues } from './idempotency.js';
+import type { KeyClaimValues } from './idempotency.js';
 
 /**
  * The caller as the database says it is now, read inside a write's own transaction: a
@@ -16,9 +16,11 @@ export async function confirmCaller(db: Kysely<Database>, principal: Principal, 
 
 /**
  * `confirmCaller`, claiming an idempotency key (its lock and stored record, `keyClaimColumns`)
- * in the same statement, one round trip less; `claim` is undefined when no statement was made (Slack).
+ * in the same statement, one round trip less; `claim` is undefined when no statement was made
+ * (Slack). A token's statement also says whether its organization has an enabled webhook
+ * (`orgWebhooks`, see `Ctx`).
  */
-export function confirmCallerClaiming(db: Kysely<Database>, principal: Principal, now: Date, key?: KeyClaimValues): Promise<{ principal: Principal; claim?: KeyClaim }> {
+export function confirmCallerClaiming(db: Kysely<Database>, principal: Principal, now: Date, key?: KeyClaimValues): Promise<Confirmed> {
   if (principal.sessionId !== undefined) return confirmSession(db, principal, principal.sessionId, now, key);
   return confirmPrincipal(db, principal, now, key);
 }

@@ -95,6 +95,13 @@ export interface Ctx {
    * write changes anything that thing links to (a mirrored todo's criterion), which is read then.
    */
   reportBefore?: (before: object) => Promise<void>;
+  /**
+   * False when the write's organization had no enabled webhook when the write began (read with
+   * the caller, in the write's first statement): its events then queue no deliveries, and their
+   * statement leaves that clause out. A webhook created while the write runs misses its events,
+   * as one created while the events statement runs always could. Unset: not known, looked up.
+   */
+  orgWebhooks?: boolean;
 }
 
 /**

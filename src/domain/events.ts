@@ -134,6 +134,7 @@ export async function insertEvents(ctx: Ctx, drafts: readonly EventDraft[], key?
     })),
     key,
     ctx.eventsWritten,
+    ctx.orgWebhooks,
   );
 }
 
@@ -174,7 +175,8 @@ const columnList = sql.raw(WRITTEN.map(([c]) => c).join(', '));
  * The events statement of each shape, built and compiled once (`QueryTemplate`): `one` row
  * (a plain VALUES, as most writes record) or several (`jsonb_to_recordset` of one parameter,
  * in order); with the webhooks' deliveries (`queue`: only when a row is one an organization
- * sees, since a personal todo's event never goes to a webhook), the key record (`key`) and the
+ * sees, since a personal todo's event never goes to a webhook, and the organization may have a
+ * webhook, `Ctx.orgWebhooks`), the key record (`key`) and the
  * NOTIFY (`notify`). Each clause left out is work Postgres does not do: an insert that adds no
  * row still opens its table and indexes.
  */
@@ -214,13 +216,20 @@ const eventsStatement = new QueryTemplate('writeEvents', (_db, shape: string, v:
  *          [, pg_notify('tack_events', max(seq)::text || <' deliveries' when any were queued>)] from written
  *
  * (several rows: `insert … select … from jsonb_to_recordset($rows) as r(…, n) order by r.n`;
- * `queued` only when a row is not an owner's alone, see `eventsStatement`.)
+ * `queued` only when a row is not an owner's alone, and the organization may have a webhook:
+ * `orgWebhooks`, see `Ctx`.)
  * A record of `key` not stored (one committed meanwhile, see `storeKeyRecord`) rolls the
  * write back to run again (`ConcurrentCommit`); an in-statement NOTIFY goes with the rollback.
  */
-export async function writeEvents(db: Kysely<Database>, rows: readonly EventValues[], key?: KeyRecord, written?: (w: EventsWritten) => void): Promise<void> {
+export async function writeEvents(
+  db: Kysely<Database>,
+  rows: readonly EventValues[],
+  key?: KeyRecord,
+  written?: (w: EventsWritten) => void,
+  orgWebhooks?: boolean,
+): Promise<void> {
   const one = rows.length === 1 ? rows[0]! : undefined;
-  const queue = rows.some((r) => r.audience !== 'owner');
+  const queue = orgWebhooks !== false && rows.some((r) => r.audience !== 'owner');
   const shape = `${one ? 'one' : 'many'} ${queue ? 'queue' : '-'} ${key ? 'key' : '-'} ${written ? '-' : 'notify'}`;
   const slots: EventSlots = one ? rowSlots(one) : { rows: JSON.stringify(rows.map((row, n) => ({ ...row, n }))) };
   if (key) Object.assign(slots, key);

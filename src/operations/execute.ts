@@ -50,7 +50,7 @@ export async function execute(
   present: Presenter<unknown> = serialize,
 ): Promise<Outcome<unknown>> {
   if (op.scope !== null) requireScope(principal, op.scope);
-  const ctx = (db: Kysely<Database>, caller = principal, eventsWritten?: Ctx['eventsWritten']): Ctx => ({
+  const ctx = (db: Kysely<Database>, caller = principal, eventsWritten?: Ctx['eventsWritten'], orgWebhooks?: boolean): Ctx => ({
     db,
     clock: rt.clock,
     principal: caller,
@@ -59,6 +59,7 @@ export async function execute(
     jobs: rt.jobs,
     webhooks: rt.webhooks,
     ...(eventsWritten && { eventsWritten }),
+    ...(orgWebhooks !== undefined && { orgWebhooks }),
   });
   if (op.readOnly) {
     const due = op.dueDateFields.length === 0 ? input : await resolveDueDates(ctx(rt.db), input, op.dueDateFields);
@@ -85,7 +86,7 @@ export async function execute(
   // Events (contract §10): recorded by `withEvents` in the write's transaction; a refusal worth recording, after its rollback.
   const write = () => writeTransaction(rt, async (trx, scope) => {
     // The caller re-read and the key claimed (its lock and stored record) in one statement; a refused caller's lock ends with the rollback.
-    const { principal: caller, claim } = await confirmCallerClaiming(trx, principal, rt.clock(), slot && keyClaimValues(slot));
+    const { principal: caller, claim, orgWebhooks } = await confirmCallerClaiming(trx, principal, rt.clock(), slot && keyClaimValues(slot));
     refuseReader(op, caller);
     if (slot) {
       const stored = await claimKey(trx, slot, claim);
@@ -93,7 +94,7 @@ export async function execute(
     }
     let response: { status: number; body: unknown } | undefined;
     // The answer is stored with the events, in their statement (one round trip less).
-    await withEvents(ctx(trx, caller, scope.eventsWritten), op, input, (runCtx) => op.run(runCtx, input), (result) => {
+    await withEvents(ctx(trx, caller, scope.eventsWritten, orgWebhooks), op, input, (runCtx) => op.run(runCtx, input), (result) => {
       response = { status: op.status, body: present(result) };
       return slot && keyRecord(slot, recorded(response));
     });
