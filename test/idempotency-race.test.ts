@@ -6,7 +6,7 @@ import { authenticateToken } from '../src/domain/authenticate.js';
 import type { Principal } from '../src/domain/context.js';
 import { requestHash } from '../src/domain/idempotency.js';
 import { execute, type Runtime } from '../src/operations/execute.js';
-import { operationNamed } from '../src/operations/index.js';
+import { operationNamed, operations } from '../src/operations/index.js';
 import { parseOperationInput } from '../src/operations/operation-input.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -89,4 +89,10 @@ it('stores an answer that carries a secret sealed, and replays it as first sent'
   expect(stored.rows[0].body).toMatch(/^sealed:v1:/);
   expect(stored.rows[0].body).not.toContain(token);
   expect(await execute(rt, op, owner, input, key)).toEqual({ ...first, replayed: true });
+});
+
+it('seals every answer that holds a secret: an operation with a field shown once is noStore', () => {
+  const unsealed = operations.filter((op) => op.shownOnce !== undefined && !op.noStore).map((op) => op.name);
+  expect(unsealed).toEqual([]);
+  expect(operations.filter((op) => op.shownOnce !== undefined).map((op) => op.name).sort()).toEqual(['createToken', 'createWebhook', 'rotateWebhookSecret']);
 });
