@@ -1,5 +1,5 @@
 import { CompiledQuery, Kysely, PostgresDialect, type KyselyConfig, type PostgresPool, type PostgresPoolClient } from 'kysely';
-import { runDirectly, withQueryLog, type DirectRunner } from './direct-query.js';
+import { runDirectlyLogged } from './direct-query.js';
 import type { Database } from './schema.js';
 
 /** Runs `work` in a transaction of its own on one connection, committed when it returns. */
@@ -59,9 +59,7 @@ export function boundTransactions(pool: PostgresPool, config: Omit<KyselyConfig,
       // Released by the runner, once, after the commit or rollback: never by a statement.
       const held: PostgresPoolClient = { query: client.query.bind(client), release: () => {} };
       trx = new BoundTransaction({ ...config, dialect: new PostgresDialect({ pool: { connect: async () => held, end: async () => {} } }) });
-      const direct: DirectRunner = async (query) => (await client.query(query.sql, [...query.parameters])).rows;
-      const log = config.log;
-      if (typeof log !== 'object') runDirectly(trx, log ? withQueryLog(direct, log) : direct);
+      runDirectlyLogged(trx, async (query) => (await client.query(query.sql, [...query.parameters])).rows, config.log);
       bound.set(client, trx);
     }
     return trx;

@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { Database } from './schema.js';
 import { PGlitePool } from './pglite-pool.js';
 import { PreparedStatementPool } from './prepared-pool.js';
-import { runDirectly, withQueryLog, type DirectRunner } from './direct-query.js';
+import { runDirectlyLogged, type DirectRunner } from './direct-query.js';
 import { boundTransactions, transactDirectly } from './bound-transaction.js';
 import { lockDataDir } from './data-dir-lock.js';
 
@@ -109,8 +109,7 @@ function connectPostgres(url: string, max: number, options: ConnectOptions): DbH
   const prepared = new PreparedStatementPool(pool, statementMs > 0 ? statementMs + ANSWER_GRACE_MS : 0);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: prepared }), ...(log ? { log } : {}) });
   const direct: DirectRunner = (query) => prepared.rows(query.sql, query.parameters);
-  // A log given as levels prints through kysely's own console logger: those reads stay on kysely.
-  if (typeof log !== 'object') runDirectly(db, log ? withQueryLog(direct, log) : direct);
+  runDirectlyLogged(db, direct, log);
   transactDirectly(db, boundTransactions(prepared, log ? { log } : {}));
   return {
     db,

@@ -1,4 +1,4 @@
-import type { CompiledQuery, Kysely, LogEvent } from 'kysely';
+import type { CompiledQuery, Kysely, KyselyConfig, LogEvent } from 'kysely';
 import type { Database } from './schema.js';
 
 /** Runs one compiled statement on a pool's connection of its own and answers its rows. */
@@ -26,7 +26,7 @@ export function directRunner(db: Kysely<Database>): DirectRunner | undefined {
  * `run` with kysely's query log around it, the same events kysely sends (tests record the
  * statements an operation runs from them).
  */
-export function withQueryLog(run: DirectRunner, log: (event: LogEvent) => void | Promise<void>): DirectRunner {
+function withQueryLog(run: DirectRunner, log: (event: LogEvent) => void | Promise<void>): DirectRunner {
   return async (query) => {
     const start = performance.now();
     try {
@@ -38,4 +38,12 @@ export function withQueryLog(run: DirectRunner, log: (event: LogEvent) => void |
       throw error;
     }
   };
+}
+
+/**
+ * Lets `db` run its reads with `run`, logged as kysely logs (`withQueryLog`), unless the log
+ * is given as levels: kysely's own console logger prints those, so they stay on kysely.
+ */
+export function runDirectlyLogged(db: Kysely<Database>, run: DirectRunner, log: KyselyConfig['log']): void {
+  if (typeof log !== 'object') runDirectly(db, log ? withQueryLog(run, log) : run);
 }

@@ -19,9 +19,9 @@ const NUL = '\u0000';
 const sentinel = (name: string) => `${NUL}SLOT:${name}${NUL}`;
 
 /**
- * A statement built with kysely's query builder (or a `sql` template) once per shape, then run with new values: the
- * builder and compiler cost more CPU than the rest of a simple read's Node side (profiled on
- * the bench), and most reads have a handful of shapes. `build` gets, instead of the values,
+ * A statement built with kysely's query builder (or a `sql` template) once per shape, then
+ * run with new values: the builder and compiler cost more CPU than the rest of a simple read's
+ * Node side (profiled on the bench), and most statements have a handful of shapes. `build` gets, instead of the values,
  * one placeholder per value, which it must pass to kysely untouched (a `where` value, a `${}`
  * in `sql`), never inspect or change: the compiled statement's parameters are then matched
  * back to the names. A placeholder that comes back changed (lowercased, concatenated) or

@@ -123,27 +123,27 @@ export async function moveCard(ctx: Ctx, input: z.infer<typeof moveCardInput>): 
   return loadCard(ctx, moved.id);
 }
 
-/** The card's columns a move may change, as they were before it (`cardMoved`'s `old_…`). */
-interface MovedRow extends CardRow {
-  old_workflow_status: CardRow['workflow_status'];
-  old_title: string;
-  old_description: string | null;
-  old_due_on: string | null;
-  old_milestone_ref: string | null;
-  old_updated_at: string;
-}
+/**
+ * The card's columns a move may change, each with where `cardMoved` reads it as it was before
+ * the move (`withOldValues`: the card as `o`, its milestone as `om`), returned as `old_<column>`.
+ */
+const BEFORE_MOVE = {
+  workflow_status: 'o.workflow_status',
+  title: 'o.title',
+  description: 'o.description',
+  due_on: 'o.due_on',
+  milestone_ref: 'om.ref',
+  updated_at: 'o.updated_at',
+} as const;
+type MovedColumn = keyof typeof BEFORE_MOVE;
+const MOVED_COLUMNS = Object.keys(BEFORE_MOVE) as MovedColumn[];
+
+/** The moved card's row, with what the move changed as it was (`old_…`). */
+type MovedRow = CardRow & { [C in MovedColumn as `old_${C}`]: CardRow[C] };
 
 /** The moved card as it was: what the move changed, as it was; the rest (board, criteria, assignees) a move leaves alone. */
 function cardBefore(row: MovedRow): CardRow {
-  return {
-    ...row,
-    workflow_status: row.old_workflow_status,
-    title: row.old_title,
-    description: row.old_description,
-    due_on: row.old_due_on,
-    milestone_ref: row.old_milestone_ref,
-    updated_at: row.old_updated_at,
-  };
+  return { ...row, ...Object.fromEntries(MOVED_COLUMNS.map((c) => [c, row[`old_${c}`]])) };
 }
 
 /** The columns `moveCard` may change. */
@@ -188,12 +188,9 @@ const cardUpdate = new QueryTemplate('moveCard', (db, shape: MoveShape, v: MoveV
 const cardMoved = new QueryTemplate('moveCardAnswered', (db, shape: MoveShape, v: MoveValues) =>
   // The CTE's rows are the table's (`returning c.*`): read as `cards`, they are what the table holds now.
   cardsWithDetails(db.with('cards', (qc) => withOldValues(updateCard(qc, shape, v)).returningAll('c')) as unknown as QueryCreator<Database>, v.org).select(
-    OLD_VALUES.map((c) => sql.ref(`c.${c}`).as(c)),
+    MOVED_COLUMNS.map((c) => sql.ref(`c.old_${c}`).as(`old_${c}`)),
   ),
 );
-
-/** What `withOldValues` returns beside the updated row. */
-const OLD_VALUES = ['old_workflow_status', 'old_title', 'old_description', 'old_due_on', 'old_milestone_ref', 'old_updated_at'] as const;
 
 /**
  * The update, also returning the card's changeable columns as they were (`old_…`, and the old
@@ -211,12 +208,5 @@ function withOldValues(update: ReturnType<typeof updateCard>) {
     .from('cards as o')
     .leftJoin('milestones as om', 'om.id', 'o.milestone_id')
     .whereRef('o.id', '=', 'c.id')
-    .returning([
-      'o.workflow_status as old_workflow_status',
-      'o.title as old_title',
-      'o.description as old_description',
-      'o.due_on as old_due_on',
-      'om.ref as old_milestone_ref',
-      'o.updated_at as old_updated_at',
-    ]);
+    .returning(MOVED_COLUMNS.map((c) => sql.ref(BEFORE_MOVE[c]).as(`old_${c}`)));
 }

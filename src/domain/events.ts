@@ -176,11 +176,13 @@ const columnList = sql.raw(WRITTEN.map(([c]) => c).join(', '));
  * (a plain VALUES, as most writes record) or several (`jsonb_to_recordset` of one parameter,
  * in order); with the webhooks' deliveries (`queue`: only when a row is one an organization
  * sees, since a personal todo's event never goes to a webhook, and the organization may have a
- * webhook, `Ctx.orgWebhooks`), the key record (`key`) and the
- * NOTIFY (`notify`). Each clause left out is work Postgres does not do: an insert that adds no
- * row still opens its table and indexes.
+ * webhook, `Ctx.orgWebhooks`), the key record (`key`) and the NOTIFY (`notify`). Each clause
+ * left out is work Postgres does not do: an insert that adds no row still opens its table and
+ * indexes.
  */
-const eventsStatement = new QueryTemplate('writeEvents', (_db, shape: string, v: EventSlots) => {
+type EventsShape = `${'one' | 'many'} ${'queue' | '-'} ${'key' | '-'} ${'notify' | '-'}`;
+
+const eventsStatement = new QueryTemplate('writeEvents', (_db, shape: EventsShape, v: EventSlots) => {
   const [rows, queue, key, notify] = shape.split(' ');
   const written =
     rows === 'one'
@@ -230,7 +232,7 @@ export async function writeEvents(
 ): Promise<void> {
   const one = rows.length === 1 ? rows[0]! : undefined;
   const queue = orgWebhooks !== false && rows.some((r) => r.audience !== 'owner');
-  const shape = `${one ? 'one' : 'many'} ${queue ? 'queue' : '-'} ${key ? 'key' : '-'} ${written ? '-' : 'notify'}`;
+  const shape: EventsShape = `${one ? 'one' : 'many'} ${queue ? 'queue' : '-'} ${key ? 'key' : '-'} ${written ? '-' : 'notify'}`;
   const slots: EventSlots = one ? rowSlots(one) : { rows: JSON.stringify(rows.map((row, n) => ({ ...row, n }))) };
   if (key) Object.assign(slots, key);
   const row = await eventsStatement.executeTakeFirst(db, shape, slots);

@@ -7,7 +7,8 @@ type Input = Record<string, unknown>;
 /**
  * What one write operation changes, for its events (contract §10). The event of each thing is
  * made by `event-recording.ts` from the thing as its read operation answers it before and after
- * the write: `touches` names what the write may change or delete (read before it runs),
+ * the write: `touches` names what the write may change or delete (read before it runs; a
+ * write that `answersBefore` hands that over itself, and names its thing here only for a refusal),
  * `makes` what it made (read from its answer). A todo and the criterion it mirrors are
  * followed from each other on their own. The type follows from the difference: created,
  * deleted (`member.removed`), updated, or a more telling one (`card.moved`,
@@ -95,8 +96,8 @@ export const eventDescriptions: Readonly<Record<string, EventDescription>> = {
 
   // An existing criterion it mirrors takes its title.
   createTodo: { touches: (_ctx, input) => (input.criterion_id === undefined ? [] : [{ type: 'criterion', id: text(input, 'criterion_id') }]), makes: made('todo'), answers: 'todo' },
-  completeTodo: { touches: one('todo'), answers: 'todo', answersBefore: true },
-  reopenTodo: { touches: one('todo'), answers: 'todo', answersBefore: true },
+  completeTodo: { answers: 'todo', answersBefore: true },
+  reopenTodo: { answers: 'todo', answersBefore: true },
   updateTodo: { touches: one('todo'), answers: 'todo' },
   deleteTodo: { touches: one('todo') },
 
