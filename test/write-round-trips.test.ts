@@ -7,6 +7,7 @@ import type { Principal } from '../src/domain/context.js';
 import { execute, type Runtime } from '../src/operations/execute.js';
 import { operationNamed } from '../src/operations/index.js';
 import { parseOperationInput } from '../src/operations/operation-input.js';
+import { blackHoleProxy, type BlackHoleProxy } from './helpers/black-hole-proxy.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 /**
@@ -15,13 +16,18 @@ import { startTestServer, type TestServer } from './helpers/server.js';
  * the write answers its subject as its reader would: moveCard, the todo writes, createSnippet; none before the write where
  * its own statement hands over the subject's old values: moveCard, completeTodo), then one statement that
  * records the event with its webhook deliveries, the idempotency answer and the NOTIFY, and
- * commit. No global events lock. Counted on a handle that records each statement.
+ * commit. No global events lock. Counted on a handle that records each statement; on the wire,
+ * BEGIN goes with the first statement and COMMIT with the events statement (src/db/bound-transaction.ts):
+ * three round trips, counted through a TCP proxy.
  */
 let t: TestServer;
 let handle: DbHandle;
 let statements: string[] = [];
 let rt: Runtime;
 let owner: Principal;
+// The same, through a TCP proxy that counts what the pool sends: one chunk per round trip.
+let proxy: BlackHoleProxy;
+let proxied: DbHandle;
 
 beforeAll(async () => {
   t = await startTestServer({ WEBHOOK_ALLOW_PRIVATE: '1' }, { webhooks: false });
@@ -29,8 +35,15 @@ beforeAll(async () => {
   rt = { db: handle.db, clock: () => new Date(), publicBaseUrl: 'http://127.0.0.1/p' };
   owner = (await authenticateToken(t.server.db.db, t.token, new Date())).principal;
   expect((await t.api('POST', '/v1/boards', { body: { name: 'Trips', slug: 'trips', ref_prefix: 'TRP' } })).status).toBe(201);
+  const target = new URL(t.database!.url);
+  proxy = await blackHoleProxy(Number(target.port || 5432));
+  target.hostname = '127.0.0.1';
+  target.port = String(proxy.port);
+  proxied = await connect({ databaseUrl: target.toString(), dataDir: '', poolSize: 1 });
 });
 afterAll(async () => {
+  await proxied?.close();
+  await proxy?.close();
   await handle?.close();
   await t?.close();
 });
@@ -84,4 +97,30 @@ it('queues deliveries in the events statement once the organization has an enabl
   expect((await t.api('PATCH', `/v1/webhooks/${hook.body.id}`, { body: { enabled: false } })).status).toBe(200);
   const again = await statementsOf('moveCard', { id: card.id, workflow_status: 'backlog' });
   expect(again.sql.at(-2)).not.toMatch(/webhook_deliveries/);
+});
+
+it('sends a write in three round trips: BEGIN with the caller re-checked, the write, the events statement with COMMIT', async () => {
+  const prt: Runtime = { ...rt, db: proxied.db };
+  const run = async (name: string, input: Record<string, unknown>) => {
+    const op = operationNamed(name);
+    const before = proxy.chunksSent();
+    const outcome = await execute(prt, op, owner, parseOperationInput(op, input), randomBytes(8).toString('hex'));
+    return { trips: proxy.chunksSent() - before, body: JSON.parse(outcome.body!) as Record<string, unknown> };
+  };
+  // The connection opened, and each statement prepared, by a first run of each.
+  const todo = await run('createTodo', { title: 'warm', priority: 'high' });
+  await run('completeTodo', { id: todo.body.id });
+  const warmCard = (await t.api('POST', '/v1/cards', { body: { board: 'trips', title: 'warm' } })).body;
+  await run('moveCard', { id: warmCard.id, workflow_status: 'in_progress' });
+  await run('createSnippet', { name: 'warm trips', type: 'sql', body: 'select 1' });
+
+  const created = await run('createTodo', { title: 'trips', priority: 'high' });
+  const card = (await t.api('POST', '/v1/cards', { body: { board: 'trips', title: 'trips' } })).body;
+  const trips = {
+    createTodo: created.trips,
+    createSnippet: (await run('createSnippet', { name: 'snip trips', type: 'sql', body: 'select 1' })).trips,
+    completeTodo: (await run('completeTodo', { id: created.body.id })).trips,
+    moveCard: (await run('moveCard', { id: card.id, workflow_status: 'in_progress' })).trips,
+  };
+  expect(trips).toEqual({ createTodo: 3, createSnippet: 3, completeTodo: 3, moveCard: 3 });
 });

@@ -95,6 +95,10 @@ function connectPostgres(url: string, max: number, options: ConnectOptions): DbH
     connectionTimeoutMillis: timeouts?.connectMs ?? DEFAULT_CONNECT_MS,
     keepAlive: true,
     keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+    // A statement is sent without waiting for the answer of the one before it, so a write
+    // transaction's BEGIN and COMMIT go out with its first and last statements (`queryAll`, see
+    // bound-transaction.ts). Statements awaited one by one behave as without it.
+    pipeline: true,
     ...(statementMs > 0 ? { statement_timeout: statementMs, idle_in_transaction_session_timeout: 2 * statementMs } : {}),
     types: {
       getTypeParser(oid: number, format?: string) {

@@ -107,6 +107,12 @@ class Watchdog {
   }
 }
 
+/** A statement of `queryAll`. */
+export interface PipelinedStatement {
+  text: string;
+  values: readonly unknown[];
+}
+
 /**
  * A pg connection as kysely sees it. A connection can fail while checked out, between two
  * queries of a transaction (a terminated backend, a server restart): pg then emits 'error' on
@@ -152,6 +158,43 @@ class CheckedOutClient {
   }
 
   async query<R>(text: string, values: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
+    return (await this.#guarded(() => runStatement(this.client, this.names, text, values as unknown[]))) as PostgresQueryResult<R>;
+  }
+
+  /**
+   * Sends `statements` in one write, each behind the other without waiting for its answer
+   * (pg's pipeline mode: each with its own Sync, so Postgres answers each in turn), and answers
+   * their results in order; once all are answered, the first failure is thrown. A statement
+   * after a failed one still runs (inside a failed transaction it fails too, and a COMMIT
+   * there answers ROLLBACK). One round trip where awaiting each would make one per statement.
+   */
+  async queryAll(statements: readonly PipelinedStatement[]): Promise<PostgresQueryResult<unknown>[]> {
+    return this.#guarded(async () => {
+      // Swept first, so that nothing goes out between the statements.
+      if (this.names.hasStale(this.client)) await this.names.dropStale(this.client);
+      const stream = this.client.connection.stream;
+      // Corked, each statement's messages wait for the others: one write for all of them.
+      stream.cork();
+      let sent: Promise<unknown>[];
+      try {
+        // Each is submitted before runStatement's first await (nothing is stale now), in order.
+        sent = statements.map((s) => runStatement(this.client, this.names, s.text, [...s.values]));
+      } finally {
+        stream.uncork();
+      }
+      const settled = await Promise.allSettled(sent);
+      const failed = settled.find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
+      return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value as PostgresQueryResult<unknown>);
+    });
+  }
+
+  /** Whether the connection is inside a transaction block (its last answer said so). */
+  inTransaction(): boolean {
+    return this.client.getTransactionStatus() !== 'I';
+  }
+
+  async #guarded<T>(run: () => Promise<T>): Promise<T> {
     if (this.#broken) throw this.#broken;
     const watchdog = this.watchdog;
     if (watchdog) {
@@ -159,7 +202,7 @@ class CheckedOutClient {
       watchdog.watch(this);
     }
     try {
-      return (await runStatement(this.client, this.names, text, values as unknown[])) as PostgresQueryResult<R>;
+      return await run();
     } catch (err) {
       // Failed because the watchdog dropped the connection: say so, not "connection terminated".
       // (Set by the watchdog while awaiting: TypeScript narrowed it to undefined above.)

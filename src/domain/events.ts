@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import { QueryTemplate } from '../db/query-template.js';
+import { commitWithNextStatement } from '../db/bound-transaction.js';
 import { DELIVERIES_QUEUED, EVENTS_CHANNEL } from '../db/event-notifications.js';
 import type { EventsWritten } from '../db/event-announcer.js';
 import type { Database, EventsTable } from '../db/schema.js';
@@ -103,9 +104,10 @@ export type EventValues = Omit<Insertable<EventsTable>, 'seq' | 'changes' | 'dat
 /**
  * Records the write's events in its own transaction (`ctx.db`), in one statement with what
  * goes with them: the webhooks' deliveries, the idempotency record of the write (`key`, when
- * it has one) and the NOTIFY that tells every process (delivered on commit only).
+ * it has one) and the NOTIFY that tells every process (delivered on commit only). `commits`:
+ * the statement is the transaction's last, and COMMIT goes out with it.
  */
-export async function insertEvents(ctx: Ctx, drafts: readonly EventDraft[], key?: KeyRecord): Promise<void> {
+export async function insertEvents(ctx: Ctx, drafts: readonly EventDraft[], key?: KeyRecord, commits?: boolean): Promise<void> {
   if (drafts.length === 0) {
     if (key && (await storeKeyRecord(key).execute(ctx.db)).rows.length === 0) throw keyStoredMeanwhile();
     return;
@@ -132,9 +134,7 @@ export async function insertEvents(ctx: Ctx, drafts: readonly EventDraft[], key?
       changes: d.changes,
       data: d.data,
     })),
-    key,
-    ctx.eventsWritten,
-    ctx.orgWebhooks,
+    { key, written: ctx.eventsWritten, orgWebhooks: ctx.orgWebhooks, commits },
   );
 }
 
@@ -199,11 +199,23 @@ const eventsStatement = new QueryTemplate('writeEvents', (_db, shape: EventsShap
   const deliveries = queue === 'queue' ? sql`exists (select from queued)` : sql`false`;
   const notified =
     notify === 'notify' ? sql`, pg_notify(${EVENTS_CHANNEL}, max(seq)::text || case when ${deliveries} then ${DELIVERIES_QUEUED} else '' end)` : sql``;
-  return sql<{ seq: string | null; deliveries: boolean; stored: boolean }>`
+  return sql<{ seq: string | null; deliveries: boolean; stored: true }>`
     with written as (${written} returning seq, org_id, type, audience, created_at)${queued}${stored}
-    select max(seq)::text as seq, ${deliveries} as deliveries, ${key === 'key' ? sql`exists (select from stored)` : sql`true`} as stored${notified}
+    select max(seq)::text as seq, ${deliveries} as deliveries, ${key === 'key' ? sql`case when exists (select from stored) then true else key_stored_meanwhile() end` : sql`true`} as stored${notified}
     from written`;
 });
+
+/** What goes with the events in their statement (`writeEvents`). */
+export interface WriteEventsOptions {
+  /** The write's idempotency record, stored in the statement. */
+  key?: KeyRecord | undefined;
+  /** Takes what the statement recorded, to announce after the commit; absent, the statement NOTIFYs. */
+  written?: ((w: EventsWritten) => void) | undefined;
+  /** False: the organization has no enabled webhook, so no deliveries clause (see `Ctx.orgWebhooks`). */
+  orgWebhooks?: boolean | undefined;
+  /** The statement is its transaction's last: COMMIT goes out with it (`commitWithNextStatement`). */
+  commits?: boolean | undefined;
+}
 
 /**
  * Writes event rows, in order, with their webhook deliveries, the idempotency record `key`
@@ -214,29 +226,27 @@ const eventsStatement = new QueryTemplate('writeEvents', (_db, shape: EventsShap
  *   with written as (insert into events (…) values (…) returning …),
  *        queued as (<queueDeliveriesOfWritten>),
  *        stored as (<storeKeyRecord>)
- *   select max(seq), exists (select from queued), exists (select from stored)
+ *   select max(seq), exists (select from queued),
+ *          case when exists (select from stored) then true else key_stored_meanwhile() end
  *          [, pg_notify('tack_events', max(seq)::text || <' deliveries' when any were queued>)] from written
  *
  * (several rows: `insert … select … from jsonb_to_recordset($rows) as r(…, n) order by r.n`;
  * `queued` only when a row is not an owner's alone, and the organization may have a webhook:
  * `orgWebhooks`, see `Ctx`.)
- * A record of `key` not stored (one committed meanwhile, see `storeKeyRecord`) rolls the
- * write back to run again (`ConcurrentCommit`); an in-statement NOTIFY goes with the rollback.
+ * A record of `key` not stored (one committed meanwhile, see `storeKeyRecord`) fails the
+ * statement as a serialization failure (migration 0029), so the write rolls back, even with
+ * its COMMIT sent behind the statement (`commits`), and runs again; an in-statement NOTIFY
+ * goes with the rollback.
  */
-export async function writeEvents(
-  db: Kysely<Database>,
-  rows: readonly EventValues[],
-  key?: KeyRecord,
-  written?: (w: EventsWritten) => void,
-  orgWebhooks?: boolean,
-): Promise<void> {
+export async function writeEvents(db: Kysely<Database>, rows: readonly EventValues[], options: WriteEventsOptions = {}): Promise<void> {
+  const { key, written, orgWebhooks, commits } = options;
   const one = rows.length === 1 ? rows[0]! : undefined;
   const queue = orgWebhooks !== false && rows.some((r) => r.audience !== 'owner');
   const shape: EventsShape = `${one ? 'one' : 'many'} ${queue ? 'queue' : '-'} ${key ? 'key' : '-'} ${written ? '-' : 'notify'}`;
   const slots: EventSlots = one ? rowSlots(one) : { rows: JSON.stringify(rows.map((row, n) => ({ ...row, n }))) };
   if (key) Object.assign(slots, key);
-  const row = await eventsStatement.executeTakeFirst(db, shape, slots);
-  if (!row?.stored) throw keyStoredMeanwhile();
+  if (commits) commitWithNextStatement(db);
+  const row = (await eventsStatement.executeTakeFirst(db, shape, slots))!;
   if (written && row.seq !== null) written({ seq: row.seq, deliveries: row.deliveries });
 }
 

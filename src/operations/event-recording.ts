@@ -87,8 +87,16 @@ function typeOf(key: SubjectKey, before: Snapshot | undefined, after: Snapshot |
  * answer for the "after", `answers`; its own statement's old values for the "before",
  * `answersBefore`). The write's idempotency record (`keyOf` its answer) is stored in the
  * events' own statement. Replays never get here; a write that fails rolls back with its events.
+ * `commits`: nothing runs after the events statement, so COMMIT goes out with it.
  */
-export async function withEvents<T>(ctx: Ctx, op: OperationCore, input: Record<string, unknown>, run: (ctx: Ctx) => Promise<T>, keyOf: (answer: T) => KeyRecord | undefined = () => undefined): Promise<T> {
+export async function withEvents<T>(
+  ctx: Ctx,
+  op: OperationCore,
+  input: Record<string, unknown>,
+  run: (ctx: Ctx) => Promise<T>,
+  keyOf: (answer: T) => KeyRecord | undefined = () => undefined,
+  options: { commits?: boolean } = {},
+): Promise<T> {
   const described = describedChanges(op);
   if (!described) {
     const answer = await run(ctx);
@@ -135,7 +143,7 @@ export async function withEvents<T>(ctx: Ctx, op: OperationCore, input: Record<s
     const type = typeOf(key, before, after, changes);
     if (type) drafts.push({ type, subject: key, snapshot: (after ?? before)!, changes, data: after?.data ?? null });
   }
-  await insertEvents(ctx, drafts, keyOf(answer));
+  await insertEvents(ctx, drafts, keyOf(answer), options.commits);
   return answer;
 }
 

@@ -94,10 +94,12 @@ export async function execute(
     }
     let response: { status: number; body: unknown } | undefined;
     // The answer is stored with the events, in their statement (one round trip less).
+    // The events statement is the transaction's last, unless the auth NOTIFY comes after it: COMMIT goes out with it.
+    const last = { commits: !op.changesAuth };
     await withEvents(ctx(trx, caller, scope.eventsWritten, orgWebhooks), op, input, (runCtx) => op.run(runCtx, input), (result) => {
       response = { status: op.status, body: present(result) };
       return slot && keyRecord(slot, recorded(response));
-    });
+    }, last);
     if (op.changesAuth) await scope.authChanged();
     return { ...response!, replayed: false };
   });

@@ -20,12 +20,19 @@ export interface BlackHoleProxy {
    * in `blackHole` (the others, and new ones, still pass); false when there is none.
    */
   blackHoleConnection(port: number): boolean;
+  /**
+   * How many chunks clients have sent towards the target so far. A write a client makes
+   * while it waits for nothing before it arrives as one chunk (up to the socket's buffer): a
+   * client that awaits each answer before its next write sends one chunk per round trip.
+   */
+  chunksSent(): number;
   close(): Promise<void>;
 }
 
 /** A TCP proxy on loopback in front of `targetPort` that can drop everything (see `blackHole`). */
 export async function blackHoleProxy(targetPort: number): Promise<BlackHoleProxy> {
   let holed = false;
+  let chunks = 0;
   const flows = new Set<{ dead: boolean; client: Socket; upstream: Socket }>();
   const server: Server = createServer((client) => {
     const upstream = connect(targetPort, '127.0.0.1');
@@ -33,6 +40,7 @@ export async function blackHoleProxy(targetPort: number): Promise<BlackHoleProxy
     flows.add(flow);
     const pipe = (from: Socket, to: Socket) => {
       from.on('data', (chunk: Buffer) => {
+        if (from === client) chunks++;
         if (!flow.dead) to.write(chunk);
       });
       from.on('close', () => {
@@ -63,6 +71,7 @@ export async function blackHoleProxy(targetPort: number): Promise<BlackHoleProxy
       if (flow) flow.dead = true;
       return flow !== undefined;
     },
+    chunksSent: () => chunks,
     async close() {
       for (const flow of flows) {
         flow.client.destroy();

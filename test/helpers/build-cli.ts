@@ -49,7 +49,9 @@ export async function ensureCliBuilt(): Promise<void> {
     }
   }
   try {
-    if (!isCurrent()) await promisify(execFile)('npm', ['run', 'build', '--silent'], { cwd: ROOT });
+    // Without vitest's NODE_ENV=test, which would make Vite bundle React's development build.
+    const { NODE_ENV: _test, ...env } = process.env;
+    if (!isCurrent()) await promisify(execFile)('npm', ['run', 'build', '--silent'], { cwd: ROOT, env });
   } finally {
     rmSync(LOCK, { recursive: true, force: true });
   }

@@ -26,6 +26,7 @@ import { github } from './0026-github.js';
 import { notifications } from './0024-notifications.js';
 import { eventsOrgKey } from './0027-events-org-key.js';
 import { cardTitleSlug } from './0028-card-title-slug.js';
+import { keyStoredMeanwhile } from './0029-key-stored-meanwhile.js';
 
 /** Every migration, in order. Later issues append theirs. */
-export const migrations: SqlMigration[] = [platform, snippets, work, slack, jobs, slackPauses, editing, webSessions, snippetSlugPrefix, slackHome, snippetJson, cardJson, cardBoardStatus, snippetType, credentialCeilings, slackLinks, restoreFences, events, webhooks, search, eventOrder, comments, notifications, channelSubscriptions, github, eventsOrgKey, cardTitleSlug];
+export const migrations: SqlMigration[] = [platform, snippets, work, slack, jobs, slackPauses, editing, webSessions, snippetSlugPrefix, slackHome, snippetJson, cardJson, cardBoardStatus, snippetType, credentialCeilings, slackLinks, restoreFences, events, webhooks, search, eventOrder, comments, notifications, channelSubscriptions, github, eventsOrgKey, cardTitleSlug, keyStoredMeanwhile];

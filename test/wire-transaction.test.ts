@@ -1,0 +1,145 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { commitWithNextStatement, transactionRunner, type TransactionRunner } from '../src/db/bound-transaction.js';
+import { connect, type DbHandle } from '../src/db/connect.js';
+import { writeEvents, type EventValues } from '../src/domain/events.js';
+import { blackHoleProxy, type BlackHoleProxy } from './helpers/black-hole-proxy.js';
+import { createMigratedDatabase, type TestDatabase } from './helpers/database.js';
+
+/**
+ * A write transaction on the wire (src/db/bound-transaction.ts): BEGIN goes out with the first
+ * statement and, when asked, COMMIT with the last, in one write each, on a real Postgres
+ * reached through a TCP proxy that counts what the pool sends. What a failure leaves: nothing.
+ */
+let database: TestDatabase;
+let proxy: BlackHoleProxy;
+let handle: DbHandle;
+let transact: TransactionRunner;
+
+beforeAll(async () => {
+  database = await createMigratedDatabase();
+  const target = new URL(database.url);
+  proxy = await blackHoleProxy(Number(target.port || 5432));
+  const viaProxy = new URL(database.url);
+  viaProxy.hostname = '127.0.0.1';
+  viaProxy.port = String(proxy.port);
+  // One connection, so every transaction shares it and finds it as the last one left it.
+  handle = await connect({ databaseUrl: viaProxy.toString(), dataDir: '', poolSize: 1 });
+  transact = transactionRunner(handle.db)!;
+  expect(transact).toBeDefined();
+  await database.query('create table wire_probe (n int primary key)');
+  await sql`select 1`.execute(handle.db);
+});
+afterAll(async () => {
+  await handle?.close();
+  await proxy?.close();
+  await database?.drop();
+});
+beforeEach(async () => {
+  await database.query('delete from wire_probe');
+});
+
+const probe = async () => (await database.query<{ n: number }>('select n from wire_probe order by n')).map((r) => r.n);
+const insert = (n: number) => sql`insert into wire_probe (n) values (${n})`;
+
+/** The chunks the pool sent for `fn`: one per round trip, since nothing is sent while an answer is awaited. */
+async function roundTrips<T>(fn: () => Promise<T>): Promise<{ trips: number; result: T }> {
+  const before = proxy.chunksSent();
+  const result = await fn();
+  return { trips: proxy.chunksSent() - before, result };
+}
+
+it('sends BEGIN with the first statement and COMMIT with the last: three statements, three round trips', async () => {
+  const { trips } = await roundTrips(() =>
+    transact(async (trx) => {
+      await insert(1).execute(trx);
+      await insert(2).execute(trx);
+      commitWithNextStatement(trx);
+      await insert(3).execute(trx);
+    }),
+  );
+  expect(trips).toBe(3);
+  expect(await probe()).toEqual([1, 2, 3]);
+  // Without the last statement's COMMIT, the runner sends it on its own: one more.
+  const plain = await roundTrips(() => transact(async (trx) => void (await insert(4).execute(trx))));
+  expect(plain.trips).toBe(2);
+  expect(await probe()).toEqual([1, 2, 3, 4]);
+});
+
+it('sends nothing for a transaction that runs no statement', async () => {
+  const { trips, result } = await roundTrips(() => transact(async () => 'nothing'));
+  expect(result).toBe('nothing');
+  expect(trips).toBe(0);
+});
+
+it('a last statement that fails commits nothing: its COMMIT answers ROLLBACK, and the connection is clean for the next', async () => {
+  const failed = await transact(async (trx) => {
+    await insert(1).execute(trx);
+    commitWithNextStatement(trx);
+    await insert(1).execute(trx);
+  }).catch((err: unknown) => err);
+  expect((failed as { code?: string }).code).toBe('23505');
+  expect(await probe()).toEqual([]);
+  // Nothing was left open on the one connection: the next transaction is a transaction of its own.
+  await transact(async (trx) => void (await insert(5).execute(trx)));
+  const state = await sql<{ open: boolean }>`select now() <> statement_timestamp() as open`.execute(handle.db);
+  expect(state.rows[0]!.open).toBe(false);
+  expect(await probe()).toEqual([5]);
+});
+
+it('a first statement that fails leaves nothing either: its transaction is rolled back', async () => {
+  const failed = await transact(async (trx) => {
+    await sql`select 1 / 0`.execute(trx);
+  }).catch((err: unknown) => err);
+  expect((failed as { code?: string }).code).toBe('22012');
+  await transact(async (trx) => void (await insert(6).execute(trx)));
+  expect(await probe()).toEqual([6]);
+});
+
+it('refuses a statement after the one that committed (it would run outside the transaction)', async () => {
+  const failed = await transact(async (trx) => {
+    commitWithNextStatement(trx);
+    await insert(7).execute(trx);
+    await insert(8).execute(trx);
+  }).catch((err: unknown) => err);
+  expect(String(failed)).toMatch(/after its transaction committed/);
+  // What committed stays; what came after never ran.
+  expect(await probe()).toEqual([7]);
+});
+
+it('an idempotency record stored meanwhile fails the events statement itself, so the COMMIT behind it commits nothing', async () => {
+  const key = { token_id: 'tok_wire', operation: 'createTodo', key: 'k1', request_hash: 'h', status: 201, body: '{}' };
+  // A live record of the key, committed by another request after this write read the key.
+  await database.query(`insert into idempotency_keys (token_id, operation, key, request_hash, status, body) values ($1, $2, $3, 'other', 201, '{"other":true}')`, [
+    key.token_id,
+    key.operation,
+    key.key,
+  ]);
+  const org = (await database.query<{ id: string }>('select id from organizations limit 1'))[0]?.id ?? 'org_none';
+  const row: EventValues = {
+    org_id: org,
+    type: 'todo.created',
+    created_at: new Date().toISOString(),
+    actor_member_id: null,
+    actor_name: 'wire',
+    actor_agent: false,
+    face: 'api',
+    subject_type: 'todo',
+    subject_id: 'todo_wire',
+    subject_ref: null,
+    card_id: null,
+    audience: 'org',
+    member_id: null,
+    changes: {},
+    data: null,
+  };
+  const failed = await transact(async (trx) => {
+    await insert(9).execute(trx);
+    await writeEvents(trx, [row], { key, orgWebhooks: false, commits: true });
+  }).catch((err: unknown) => err);
+  // A serialization failure: the write runs again from the start (writeTransaction) and then replays that record.
+  expect((failed as { code?: string }).code).toBe('40001');
+  expect(await probe()).toEqual([]);
+  expect(await database.query(`select 1 from events where subject_id = 'todo_wire'`)).toEqual([]);
+  expect((await database.query(`select body from idempotency_keys where key = 'k1'`))[0]).toEqual({ body: '{"other":true}' });
+});
