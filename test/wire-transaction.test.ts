@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { commitWithNextStatement, transactionRunner, type TransactionRunner } from '../src/db/bound-transaction.js';
 import { connect, type DbHandle } from '../src/db/connect.js';
-import { writeEvents, type EventValues } from '../src/domain/events.js';
+import { insertEvents, writeEvents, type EventValues } from '../src/domain/events.js';
 import { blackHoleProxy, type BlackHoleProxy } from './helpers/black-hole-proxy.js';
 import { createMigratedDatabase, type TestDatabase } from './helpers/database.js';
 
@@ -142,4 +142,21 @@ it('an idempotency record stored meanwhile fails the events statement itself, so
   expect(await probe()).toEqual([]);
   expect(await database.query(`select 1 from events where subject_id = 'todo_wire'`)).toEqual([]);
   expect((await database.query(`select body from idempotency_keys where key = 'k1'`))[0]).toEqual({ body: '{"other":true}' });
+});
+
+it('so does the record of a write that records no event', async () => {
+  const key = { token_id: 'tok_wire', operation: 'moveCard', key: 'k2', request_hash: 'h', status: 200, body: '{}' };
+  await database.query(`insert into idempotency_keys (token_id, operation, key, request_hash, status, body) values ($1, $2, $3, 'other', 200, '{"other":true}')`, [
+    key.token_id,
+    key.operation,
+    key.key,
+  ]);
+  const failed = await transact(async (trx) => {
+    await insert(10).execute(trx);
+    // No drafts: only the key record is written, in the statement that goes out with COMMIT.
+    await insertEvents({ db: trx, clock: () => new Date(), principal: undefined as never }, [], key, true);
+  }).catch((err: unknown) => err);
+  expect((failed as { code?: string }).code).toBe('40001');
+  expect(await probe()).toEqual([]);
+  expect((await database.query(`select body from idempotency_keys where key = 'k2'`))[0]).toEqual({ body: '{"other":true}' });
 });

@@ -121,6 +121,8 @@ it('sends a write in three round trips: BEGIN with the caller re-checked, the wr
     createSnippet: (await run('createSnippet', { name: 'snip trips', type: 'sql', body: 'select 1' })).trips,
     completeTodo: (await run('completeTodo', { id: created.body.id })).trips,
     moveCard: (await run('moveCard', { id: card.id, workflow_status: 'in_progress' })).trips,
+    // A move that changes nothing records no event: the idempotency record alone goes out with COMMIT.
+    moveCardNowhere: (await run('moveCard', { id: card.id, workflow_status: 'in_progress' })).trips,
   };
-  expect(trips).toEqual({ createTodo: 3, createSnippet: 3, completeTodo: 3, moveCard: 3 });
+  expect(trips).toEqual({ createTodo: 3, createSnippet: 3, completeTodo: 3, moveCard: 3, moveCardNowhere: 3 });
 });

@@ -8,7 +8,7 @@ import type { Database, EventsTable } from '../db/schema.js';
 import { FACES, type Ctx } from './context.js';
 import { SUBJECT_TYPES, type Snapshot, type SubjectKey } from './event-subjects.js';
 import { toIso } from './time.js';
-import { keyStoredMeanwhile, storeKeyRecord, type KeyRecord } from './idempotency.js';
+import { storeKeyRecord, type KeyRecord } from './idempotency.js';
 import { queueDeliveriesOfWritten } from './webhook-outbox.js';
 
 /** Every type of event (contract §10). */
@@ -109,7 +109,9 @@ export type EventValues = Omit<Insertable<EventsTable>, 'seq' | 'changes' | 'dat
  */
 export async function insertEvents(ctx: Ctx, drafts: readonly EventDraft[], key?: KeyRecord, commits?: boolean): Promise<void> {
   if (drafts.length === 0) {
-    if (key && (await storeKeyRecord(key).execute(ctx.db)).rows.length === 0) throw keyStoredMeanwhile();
+    if (!key) return;
+    if (commits) commitWithNextStatement(ctx.db);
+    await keyAlone.execute(ctx.db, null, key);
     return;
   }
   const p = ctx.principal;
@@ -249,6 +251,18 @@ export async function writeEvents(db: Kysely<Database>, rows: readonly EventValu
   const row = (await eventsStatement.executeTakeFirst(db, shape, slots))!;
   if (written && row.seq !== null) written({ seq: row.seq, deliveries: row.deliveries });
 }
+
+/**
+ * The idempotency record of a write that changed nothing (no event to record), failing as the
+ * events statement does when a live one was committed meanwhile:
+ *
+ *   with stored as (<storeKeyRecord>) select case when exists (select from stored) then true else key_stored_meanwhile() end
+ */
+const keyAlone = new QueryTemplate(
+  'storeKeyAlone',
+  (_db, _shape: null, v: Pick<KeyRecord, keyof KeyRecord>) => sql<{ stored: true }>`with stored as (${storeKeyRecord(v)})
+    select case when exists (select from stored) then true else key_stored_meanwhile() end as stored`,
+);
 
 /** One event row as the statement's values: JSON columns as text. */
 function rowSlots(row: EventValues): EventSlots {

@@ -3,7 +3,6 @@ import { sql, type Kysely } from 'kysely';
 import { QueryTemplate } from '../db/query-template.js';
 import type { Database } from '../db/schema.js';
 import { transactionLock } from '../db/transaction-lock.js';
-import { ConcurrentCommit } from '../db/errors.js';
 import { AppError } from './errors.js';
 import { pooledRandomBytes } from './random-pool.js';
 
@@ -92,7 +91,7 @@ export const keyClaimValues = (slot: IdempotencySlot): KeyClaimValues => ({ lock
  * and `stored` (JSON, null when there is none), for `claimKey`, or for the statement a write
  * makes first (the caller's re-check): one round trip for both. The record is read in the
  * statement's snapshot, which may predate the commit of the request that held the lock just
- * before: `storeKeyRecord` then finds that record and the write runs again (`ConcurrentCommit`).
+ * before: `storeKeyRecord` then finds that record and the write runs again (`key_stored_meanwhile()`, a 40001).
  */
 export function keyClaimColumns(v: KeyClaimValues) {
   return [
@@ -154,7 +153,8 @@ export function keyRecord(slot: IdempotencySlot, response: StoredResponse): KeyR
  * Stores a record in place of an expired one, never of a live one, as a statement of its own
  * or inside another (`storeKeyRecord` is also a CTE of `writeEvents`'s statement); it returns
  * a row when it stored. None means a live record was committed since `claimKey` read: the
- * write that stores must then run again (`ConcurrentCommit`), and will replay that record.
+ * write that stores must then run again (the events statement fails with `key_stored_meanwhile()`,
+ * migration 0029), and will replay that record.
  *
  *   insert into idempotency_keys (token_id, operation, key, request_hash, status, body) values (…)
  *   on conflict (token_id, operation, key) do update set request_hash = …, status = …, body = …, created_at = now()
@@ -169,9 +169,6 @@ export function storeKeyRecord(record: KeyRecord) {
     where idempotency_keys.created_at <= now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})
     returning token_id`;
 }
-
-/** The write could not store its record: another request with its key committed meanwhile. */
-export const keyStoredMeanwhile = () => new ConcurrentCommit('A request with this Idempotency-Key');
 
 /**
  * Records the response in the same transaction as the write it guards. Used by operations

@@ -100,7 +100,7 @@ export async function withEvents<T>(
   const described = describedChanges(op);
   if (!described) {
     const answer = await run(ctx);
-    await insertEvents(ctx, [], keyOf(answer));
+    await insertEvents(ctx, [], keyOf(answer), options.commits);
     return answer;
   }
   const watched = new Map<string, Watched>();
