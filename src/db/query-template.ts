@@ -2,8 +2,8 @@ import type { Compilable, CompiledQuery, Kysely, RawBuilder } from 'kysely';
 import type { Database } from './schema.js';
 import { directRunner } from './direct-query.js';
 
-/** What a template's values may be: whatever kysely binds as a parameter, untouched. */
-export type SlotValues = Record<string, string | number | boolean | null>;
+/** What a template's values may be: whatever kysely binds as a parameter, untouched (a list as a Postgres array). */
+export type SlotValues = Record<string, string | number | boolean | null | readonly string[]>;
 
 interface Compiled {
   sql: string;

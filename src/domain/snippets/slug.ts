@@ -22,8 +22,18 @@ export function slugFits(slug: string, base: string): boolean {
  * `pg_advisory_xact_lock(hashtextextended('snippet-slug ' || $org || ' ' || $stem, 0))`
  */
 export function slugLock(orgId: string, base: string): RawBuilder<unknown> {
+  return slugLockOn(slugLockName(orgId, base));
+}
+
+/** The name `slugLock` locks (its stem: `deploy-2-3` → `deploy`), for a statement that takes it as a value. */
+export function slugLockName(orgId: string, base: string): string {
   const stem = base.replace(/(-\d+)+$/, '') || base;
-  return sql`pg_advisory_xact_lock(hashtextextended(${`snippet-slug ${orgId} ${stem}`}, 0))`;
+  return `snippet-slug ${orgId} ${stem}`;
+}
+
+/** `slugLock` of a name given as a value (`slugLockName`). */
+export function slugLockOn(name: string): RawBuilder<unknown> {
+  return sql`pg_advisory_xact_lock(hashtextextended(${name}, 0))`;
 }
 
 /**
@@ -39,10 +49,12 @@ export function slugLock(orgId: string, base: string): RawBuilder<unknown> {
  *   else (select $base || '-' || n from generate_series(2, (select count(*) + 2 from taken)) n
  *         where not exists (select from taken where slug = $base || '-' || n) order by n limit 1) end
  * ```
+ *
+ * `baseEnd` is `base` + '.', given apart when `base` is a template's placeholder (`QueryTemplate`).
  */
-export function freeSlug(orgId: string, base: string): RawBuilder<string> {
+export function freeSlug(orgId: string, base: string, baseEnd = `${base}.`): RawBuilder<string> {
   return sql<string>`(with taken as (
-      select slug from snippets where org_id = ${orgId} and slug ~>=~ ${base} and slug ~<~ ${`${base}.`}
+      select slug from snippets where org_id = ${orgId} and slug ~>=~ ${base} and slug ~<~ ${baseEnd}
     )
     select case when not exists (select from taken where slug = ${base}) then ${base}::text
       else (select ${base} || '-' || n from generate_series(2, (select count(*)::int + 2 from taken)) n

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Updateable } from 'kysely';
 import type { z } from 'zod';
 import { ConcurrentCommit } from '../../db/errors.js';
+import { QueryTemplate } from '../../db/query-template.js';
 import type { Database, SnippetsTable } from '../../db/schema.js';
 import type { Ctx } from '../context.js';
 import { forbidden } from '../errors.js';
@@ -16,7 +17,7 @@ import {
 import { newLink, publicUrl, replaceLink } from './links.js';
 import { byRef, loadSnippet, loadSnippetJson, lockSnippet, presentSnippet, snippetColumns, snippetNotFound, visibleTo, type SnippetWithLink } from './rows.js';
 import type { RawJson } from '../../db/raw-json.js';
-import { allocateSlug, freeSlug, slugFits, slugLock, snippetSlug } from './slug.js';
+import { allocateSlug, freeSlug, slugFits, slugLockName, slugLockOn, snippetSlug } from './slug.js';
 
 /** What a version row copies of its snippet, beside the snippet's id (`snippet_id`). */
 const VERSIONED = ['version', 'org_id', 'created_by', 'name', 'category', 'tags', 'body'] as const;
@@ -78,26 +79,50 @@ export async function createSnippet(ctx: Ctx, input: z.infer<typeof createSnippe
   requireBodySize(input.body);
   const { orgId, memberId } = ctx.principal;
   const base = snippetSlug(input.name);
+  const values: NewSnippet = {
+    lock: slugLockName(orgId, base),
+    id: '',
+    org: orgId,
+    member: memberId,
+    type: input.type,
+    name: input.name,
+    base,
+    base_end: `${base}.`,
+    category: input.category ?? null,
+    tags: uniqueTags(input.tags),
+    visibility: input.visibility,
+    body: input.body,
+    link: newLink(),
+  };
   for (let attempt = 1; ; attempt++) {
-    const id = newId('snp');
-    const { rows } = await sql<SnippetWithLink>`
-      with lock as (select ${slugLock(orgId, base)}),
+    values.id = newId('snp');
+    const row = await snippetCreated.executeTakeFirst(ctx.db, null, values);
+    if (row) return presentSnippet(ctx, row);
+    if (attempt === SLUG_TRIES) throw new ConcurrentCommit(`A snippet with the slug ${base} or each of its next free ones`);
+  }
+}
+
+type NewSnippet = Record<'lock' | 'id' | 'org' | 'member' | 'type' | 'name' | 'base' | 'base_end' | 'visibility' | 'body' | 'link', string> & {
+  category: string | null;
+  tags: readonly string[];
+};
+
+/** `createSnippet`'s statement, built and compiled once (`QueryTemplate`). */
+const snippetCreated = new QueryTemplate('createSnippet', (_db, _shape: null, v: NewSnippet) =>
+  sql<SnippetWithLink>`
+      with lock as (select ${slugLockOn(v.lock)}),
       s as (
         insert into snippets (id, org_id, created_by, type, name, slug, category, tags, visibility, version, body)
-        select ${id}, ${orgId}, ${memberId}, ${input.type}, ${input.name}, ${freeSlug(orgId, base)}, ${input.category ?? null},
-               ${uniqueTags(input.tags)}::text[], ${input.visibility}, 1, ${input.body}
+        select ${v.id}, ${v.org}, ${v.member}, ${v.type}, ${v.name}, ${freeSlug(v.org, v.base, v.base_end)}, ${v.category},
+               ${v.tags}::text[], ${v.visibility}, 1, ${v.body}
         from lock
         on conflict (org_id, slug) do nothing
         returning ${RETURNED}
       ),
       v as (insert into snippet_versions (snippet_id, ${sql.raw(VERSIONED.join(', '))}) select id, ${sql.raw(VERSIONED.join(', '))} from s),
-      l as (insert into snippet_links (link, snippet_id, org_id) select ${newLink()}, id, org_id from s returning link)
-      select s.*, l.link from s, l`.execute(ctx.db);
-    const row = rows[0];
-    if (row) return presentSnippet(ctx, row);
-    if (attempt === SLUG_TRIES) throw new ConcurrentCommit(`A snippet with the slug ${base} or each of its next free ones`);
-  }
-}
+      l as (insert into snippet_links (link, snippet_id, org_id) select ${v.link}, id, org_id from s returning link)
+      select s.*, l.link from s, l`,
+);
 
 /**
  * A snippet by id (`snp_…`) or slug (what a person typed: `/snippet <slug or id>`), at its
