@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { blackHoleProxy, type BlackHoleProxy } from './helpers/black-hole-proxy.js';
+import { proxiedDatabase, type BlackHoleProxy } from './helpers/black-hole-proxy.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
@@ -22,12 +22,9 @@ let b: TestServer; // direct
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  const target = new URL(db.url);
-  proxy = await blackHoleProxy(Number(target.port || 5432));
-  const viaProxy = new URL(db.url);
-  viaProxy.hostname = '127.0.0.1';
-  viaProxy.port = String(proxy.port);
-  a = await startTestServer({ DATABASE_URL: viaProxy.toString() }, { listenTiming: TIMING });
+  const proxied = await proxiedDatabase(db.url);
+  proxy = proxied.proxy;
+  a = await startTestServer({ DATABASE_URL: proxied.url }, { listenTiming: TIMING });
   b = await startTestServer({ DATABASE_URL: db.url, TACK_BOOTSTRAP_TOKEN: a.token });
 });
 afterAll(async () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { commitWithNextStatement, transactionRunner, type TransactionRunner } from '../src/db/bound-transaction.js';
 import { connect, type DbHandle } from '../src/db/connect.js';
 import { insertEvents, writeEvents, type EventValues } from '../src/domain/events.js';
-import { blackHoleProxy, type BlackHoleProxy } from './helpers/black-hole-proxy.js';
+import { proxiedDatabase, type BlackHoleProxy } from './helpers/black-hole-proxy.js';
 import { createMigratedDatabase, type TestDatabase } from './helpers/database.js';
 
 /**
@@ -18,13 +18,10 @@ let transact: TransactionRunner;
 
 beforeAll(async () => {
   database = await createMigratedDatabase();
-  const target = new URL(database.url);
-  proxy = await blackHoleProxy(Number(target.port || 5432));
-  const viaProxy = new URL(database.url);
-  viaProxy.hostname = '127.0.0.1';
-  viaProxy.port = String(proxy.port);
+  const proxied = await proxiedDatabase(database.url);
+  proxy = proxied.proxy;
   // One connection, so every transaction shares it and finds it as the last one left it.
-  handle = await connect({ databaseUrl: viaProxy.toString(), dataDir: '', poolSize: 1 });
+  handle = await connect({ databaseUrl: proxied.url, dataDir: '', poolSize: 1 });
   transact = transactionRunner(handle.db)!;
   expect(transact).toBeDefined();
   await database.query('create table wire_probe (n int primary key)');
@@ -41,6 +38,16 @@ beforeEach(async () => {
 
 const probe = async () => (await database.query<{ n: number }>('select n from wire_probe order by n')).map((r) => r.n);
 const insert = (n: number) => sql`insert into wire_probe (n) values (${n})`;
+
+/** The answer another request with the same key committed (`storedMeanwhile`). */
+const OTHERS = '{"other":true}';
+
+/** A live record of `key`, committed by another request after the write under test read the key. */
+async function storedMeanwhile(key: { token_id: string; operation: string; key: string }): Promise<void> {
+  await database.query(`insert into idempotency_keys (token_id, operation, key, request_hash, status, body) values ($1, $2, $3, 'other', 200, $4)`, [key.token_id, key.operation, key.key, OTHERS]);
+}
+
+const bodyOf = async (key: { key: string }) => (await database.query<{ body: string }>('select body from idempotency_keys where key = $1', [key.key]))[0]?.body;
 
 /** The chunks the pool sent for `fn`: one per round trip, since nothing is sent while an answer is awaited. */
 async function roundTrips<T>(fn: () => Promise<T>): Promise<{ trips: number; result: T }> {
@@ -109,12 +116,7 @@ it('refuses a statement after the one that committed (it would run outside the t
 
 it('an idempotency record stored meanwhile fails the events statement itself, so the COMMIT behind it commits nothing', async () => {
   const key = { token_id: 'tok_wire', operation: 'createTodo', key: 'k1', request_hash: 'h', status: 201, body: '{}' };
-  // A live record of the key, committed by another request after this write read the key.
-  await database.query(`insert into idempotency_keys (token_id, operation, key, request_hash, status, body) values ($1, $2, $3, 'other', 201, '{"other":true}')`, [
-    key.token_id,
-    key.operation,
-    key.key,
-  ]);
+  await storedMeanwhile(key);
   const org = (await database.query<{ id: string }>('select id from organizations limit 1'))[0]?.id ?? 'org_none';
   const row: EventValues = {
     org_id: org,
@@ -141,16 +143,12 @@ it('an idempotency record stored meanwhile fails the events statement itself, so
   expect((failed as { code?: string }).code).toBe('40001');
   expect(await probe()).toEqual([]);
   expect(await database.query(`select 1 from events where subject_id = 'todo_wire'`)).toEqual([]);
-  expect((await database.query(`select body from idempotency_keys where key = 'k1'`))[0]).toEqual({ body: '{"other":true}' });
+  expect(await bodyOf(key)).toBe(OTHERS);
 });
 
 it('so does the record of a write that records no event', async () => {
   const key = { token_id: 'tok_wire', operation: 'moveCard', key: 'k2', request_hash: 'h', status: 200, body: '{}' };
-  await database.query(`insert into idempotency_keys (token_id, operation, key, request_hash, status, body) values ($1, $2, $3, 'other', 200, '{"other":true}')`, [
-    key.token_id,
-    key.operation,
-    key.key,
-  ]);
+  await storedMeanwhile(key);
   const failed = await transact(async (trx) => {
     await insert(10).execute(trx);
     // No drafts: only the key record is written, in the statement that goes out with COMMIT.
@@ -158,5 +156,5 @@ it('so does the record of a write that records no event', async () => {
   }).catch((err: unknown) => err);
   expect((failed as { code?: string }).code).toBe('40001');
   expect(await probe()).toEqual([]);
-  expect((await database.query(`select body from idempotency_keys where key = 'k2'`))[0]).toEqual({ body: '{"other":true}' });
+  expect(await bodyOf(key)).toBe(OTHERS);
 });

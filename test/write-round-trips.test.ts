@@ -7,7 +7,7 @@ import type { Principal } from '../src/domain/context.js';
 import { execute, type Runtime } from '../src/operations/execute.js';
 import { operationNamed } from '../src/operations/index.js';
 import { parseOperationInput } from '../src/operations/operation-input.js';
-import { blackHoleProxy, type BlackHoleProxy } from './helpers/black-hole-proxy.js';
+import { proxiedDatabase, type BlackHoleProxy } from './helpers/black-hole-proxy.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 /**
@@ -35,11 +35,9 @@ beforeAll(async () => {
   rt = { db: handle.db, clock: () => new Date(), publicBaseUrl: 'http://127.0.0.1/p' };
   owner = (await authenticateToken(t.server.db.db, t.token, new Date())).principal;
   expect((await t.api('POST', '/v1/boards', { body: { name: 'Trips', slug: 'trips', ref_prefix: 'TRP' } })).status).toBe(201);
-  const target = new URL(t.database!.url);
-  proxy = await blackHoleProxy(Number(target.port || 5432));
-  target.hostname = '127.0.0.1';
-  target.port = String(proxy.port);
-  proxied = await connect({ databaseUrl: target.toString(), dataDir: '', poolSize: 1 });
+  const through = await proxiedDatabase(t.database!.url);
+  proxy = through.proxy;
+  proxied = await connect({ databaseUrl: through.url, dataDir: '', poolSize: 1 });
 });
 afterAll(async () => {
   await proxied?.close();

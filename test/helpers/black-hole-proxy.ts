@@ -81,3 +81,12 @@ export async function blackHoleProxy(targetPort: number): Promise<BlackHoleProxy
     },
   };
 }
+
+/** A proxy in front of the Postgres server of `databaseUrl`, and that database's URL through it. */
+export async function proxiedDatabase(databaseUrl: string): Promise<{ proxy: BlackHoleProxy; url: string }> {
+  const url = new URL(databaseUrl);
+  const proxy = await blackHoleProxy(Number(url.port || 5432));
+  url.hostname = '127.0.0.1';
+  url.port = String(proxy.port);
+  return { proxy, url: url.toString() };
+}
