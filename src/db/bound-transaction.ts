@@ -1,6 +1,6 @@
 import { CompiledQuery, Kysely, PostgresDialect, type KyselyConfig, type PostgresPool, type PostgresPoolClient, type PostgresQueryResult } from 'kysely';
 import type { PipelinedStatement } from './prepared-pool.js';
-import { runDirectlyLogged } from './direct-query.js';
+import { directRunner, runDirectlyLogged } from './direct-query.js';
 import type { Database } from './schema.js';
 
 /** Runs `work` in a transaction of its own on one connection, committed when it returns. */
@@ -163,13 +163,15 @@ export function boundTransactions(pool: PostgresPool, config: Omit<KyselyConfig,
     const client = await pool.connect();
     try {
       const trx = trxOf(client);
+      // Straight to the connection, logged as kysely logs, when the Kysely has a direct runner.
+      const control = directRunner(trx) ?? ((query: CompiledQuery) => trx.executeQuery(query));
       try {
-        await trx.executeQuery(BEGIN);
+        await control(BEGIN);
         const result = await work(trx);
-        await trx.executeQuery(COMMIT);
+        await control(COMMIT);
         return result;
       } catch (err) {
-        await trx.executeQuery(ROLLBACK).catch(() => {});
+        await control(ROLLBACK).catch(() => {});
         throw err;
       }
     } finally {

@@ -8,9 +8,10 @@ const CUT_WINDOW = 20;
  * `-`, none at either end (`Sign-up form: validates e-mail!` → `sign-up-form-validates-e-mail`).
  */
 export function titleSlug(title: string): string {
+  // Every other character goes first, so lowering what is left lowers ASCII letters only.
   return title
-    .replace(/[A-Z]/g, (c) => c.toLowerCase())
-    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .toLowerCase()
     .replace(/^-+|-+$/g, '');
 }
 
