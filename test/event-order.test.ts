@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { connect, type DbHandle } from '../src/db/connect.js';
 import { writeEvents } from '../src/domain/events.js';
+import { eventRow } from './helpers/domain.js';
 import { openStream, type OpenStream } from './helpers/event-stream.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
@@ -48,25 +49,7 @@ it('delivers two writers whose commits come out of seq order to live and resumin
   let recorded!: () => void;
   const aRecorded = new Promise<void>((resolve) => (recorded = resolve));
   const writerA = other.db.transaction().execute(async (trx) => {
-    await writeEvents(trx, [
-      {
-        org_id: orgId,
-        type: 'todo.created',
-        created_at: new Date().toISOString(),
-        actor_member_id: null,
-        actor_name: 'writer A',
-        actor_agent: false,
-        face: 'job',
-        subject_type: 'todo',
-        subject_id: 'todo_held_open',
-        subject_ref: null,
-        card_id: null,
-        audience: 'org',
-        member_id: null,
-        changes: {},
-        data: null,
-      },
-    ]);
+    await writeEvents(trx, [eventRow(orgId, { actor_name: 'writer A', subject_id: 'todo_held_open' })]);
     recorded();
     await heldOpen;
   });

@@ -2,9 +2,10 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { commitWithNextStatement, transactionRunner, type TransactionRunner } from '../src/db/bound-transaction.js';
 import { connect, type DbHandle } from '../src/db/connect.js';
-import { insertEvents, writeEvents, type EventValues } from '../src/domain/events.js';
+import { insertEvents, writeEvents } from '../src/domain/events.js';
 import { proxiedDatabase, type BlackHoleProxy } from './helpers/black-hole-proxy.js';
 import { createMigratedDatabase, type TestDatabase } from './helpers/database.js';
+import { eventRow } from './helpers/domain.js';
 
 /**
  * A write transaction on the wire (src/db/bound-transaction.ts): BEGIN goes out with the first
@@ -118,23 +119,7 @@ it('an idempotency record stored meanwhile fails the events statement itself, so
   const key = { token_id: 'tok_wire', operation: 'createTodo', key: 'k1', request_hash: 'h', status: 201, body: '{}' };
   await storedMeanwhile(key);
   const org = (await database.query<{ id: string }>('select id from organizations limit 1'))[0]?.id ?? 'org_none';
-  const row: EventValues = {
-    org_id: org,
-    type: 'todo.created',
-    created_at: new Date().toISOString(),
-    actor_member_id: null,
-    actor_name: 'wire',
-    actor_agent: false,
-    face: 'api',
-    subject_type: 'todo',
-    subject_id: 'todo_wire',
-    subject_ref: null,
-    card_id: null,
-    audience: 'org',
-    member_id: null,
-    changes: {},
-    data: null,
-  };
+  const row = eventRow(org, { actor_name: 'wire', face: 'api', subject_id: 'todo_wire' });
   const failed = await transact(async (trx) => {
     await insert(9).execute(trx);
     await writeEvents(trx, [row], { key, orgWebhooks: false, commits: true });

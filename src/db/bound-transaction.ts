@@ -1,5 +1,5 @@
-import { CompiledQuery, Kysely, PostgresDialect, type KyselyConfig, type PostgresPool, type PostgresPoolClient, type PostgresQueryResult } from 'kysely';
-import type { PipelinedStatement } from './prepared-pool.js';
+import { CompiledQuery, Kysely, PostgresDialect, type KyselyConfig, type PostgresPoolClient, type PostgresQueryResult } from 'kysely';
+import type { PipelinedConnection, PreparedStatementPool } from './prepared-pool.js';
 import { directRunner, runDirectlyLogged } from './direct-query.js';
 import type { Database } from './schema.js';
 
@@ -68,7 +68,7 @@ class WireTransaction {
   /** COMMIT went out with the last statement, and was answered. */
   #committed = false;
 
-  constructor(private readonly client: PostgresPoolClient & Partial<PipeliningClient>) {}
+  constructor(private readonly client: PipelinedConnection) {}
 
   async query(text: string, values: readonly unknown[]): Promise<QueryResult<unknown>> {
     if (text === BEGIN.sql) {
@@ -86,7 +86,7 @@ class WireTransaction {
     this.#commitNext = false;
     if (!begin && !commit) return this.client.query(text, values);
     const statements = [...(begin ? [{ text: BEGIN.sql, values: [] }] : []), { text, values }, ...(commit ? [{ text: COMMIT.sql, values: [] }] : [])];
-    const results = await this.#all(statements);
+    const results = await this.client.queryAll(statements);
     if (commit) {
       // A COMMIT in a failed transaction answers ROLLBACK (its statement's failure was thrown above).
       if ((results.at(-1)?.command as string | undefined) !== 'COMMIT') throw new Error('the transaction was rolled back instead of committed');
@@ -108,29 +108,15 @@ class WireTransaction {
 
   async #rollback(): Promise<QueryResult<unknown>> {
     // Nothing begun, already committed, or already ended (a COMMIT that answered ROLLBACK): nothing to roll back.
-    const open = !this.#beginPending && !this.#committed && (this.client.inTransaction?.() ?? true);
+    const open = !this.#beginPending && !this.#committed && this.client.inTransaction();
     this.#beginPending = false;
     this.#committed = false;
     return open ? this.client.query(ROLLBACK.sql, []) : NOTHING;
-  }
-
-  /** The statements in one write when the connection can pipeline, else one by one up to the first failure. */
-  async #all(statements: PipelinedStatement[]): Promise<QueryResult<unknown>[]> {
-    if (this.client.queryAll) return this.client.queryAll(statements);
-    const results: QueryResult<unknown>[] = [];
-    for (const s of statements) results.push(await this.client.query(s.text, s.values));
-    return results;
   }
 }
 
 type QueryResult<R> = PostgresQueryResult<R>;
 const NOTHING: QueryResult<unknown> = { command: 'SELECT', rowCount: 0, rows: [] };
-
-/** What a pool's connection offers beyond kysely's interface (`CheckedOutClient`). */
-interface PipeliningClient {
-  queryAll(statements: readonly PipelinedStatement[]): Promise<QueryResult<unknown>[]>;
-  inTransaction(): boolean;
-}
 
 /**
  * Write transactions on `pool` without kysely's per-transaction machinery: a write checks out
@@ -143,28 +129,33 @@ interface PipeliningClient {
  * broken, is dropped on release) and is thrown. Statements are logged as kysely logs them
  * (`config.log`).
  */
-export function boundTransactions(pool: PostgresPool, config: Omit<KyselyConfig, 'dialect'>): TransactionRunner {
-  const bound = new WeakMap<PostgresPoolClient, Kysely<Database>>();
-  const trxOf = (client: PostgresPoolClient): Kysely<Database> => {
-    let trx = bound.get(client);
-    if (trx === undefined) {
+export function boundTransactions(pool: PreparedStatementPool, config: Omit<KyselyConfig, 'dialect'>): TransactionRunner {
+  /** A connection's Kysely, and how its BEGIN, COMMIT and ROLLBACK are sent. */
+  interface Bound {
+    trx: Kysely<Database>;
+    control: (query: CompiledQuery) => Promise<unknown>;
+  }
+  const bound = new WeakMap<PipelinedConnection, Bound>();
+  const boundOf = (client: PipelinedConnection): Bound => {
+    let b = bound.get(client);
+    if (b === undefined) {
       const wire = new WireTransaction(client);
       // Released by the runner, once, after the commit or rollback: never by a statement.
       // (kysely's cursor overload of `query` is never used on it.)
       const held: PostgresPoolClient = { query: ((text: string, values: readonly unknown[]) => wire.query(text, values)) as PostgresPoolClient['query'], release: () => {} };
-      trx = new BoundTransaction({ ...config, dialect: new PostgresDialect({ pool: { connect: async () => held, end: async () => {} } }) });
+      const trx = new BoundTransaction({ ...config, dialect: new PostgresDialect({ pool: { connect: async () => held, end: async () => {} } }) });
       runDirectlyLogged(trx, async (query) => (await wire.query(query.sql, query.parameters)).rows, config.log);
       wires.set(trx, wire);
-      bound.set(client, trx);
+      // Straight to the connection, logged as kysely logs, unless the log is kysely's own (levels).
+      b = { trx, control: directRunner(trx) ?? ((query) => trx.executeQuery(query)) };
+      bound.set(client, b);
     }
-    return trx;
+    return b;
   };
   return async (work) => {
-    const client = await pool.connect();
+    const client = await pool.connectPipelined();
     try {
-      const trx = trxOf(client);
-      // Straight to the connection, logged as kysely logs, when the Kysely has a direct runner.
-      const control = directRunner(trx) ?? ((query: CompiledQuery) => trx.executeQuery(query));
+      const { trx, control } = boundOf(client);
       try {
         await control(BEGIN);
         const result = await work(trx);

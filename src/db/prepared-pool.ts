@@ -36,6 +36,11 @@ export class PreparedStatementPool implements PostgresPool {
     return (await this.#checkOut()) as unknown as PostgresPoolClient;
   }
 
+  /** A connection as `boundTransactions` drives it: kysely's `query` and `release`, and `queryAll`. */
+  async connectPipelined(): Promise<PipelinedConnection> {
+    return this.#checkOut();
+  }
+
   /** One statement on a connection of its own, outside kysely (see `runDirectly`): its rows. */
   async rows(text: string, values: readonly unknown[]): Promise<unknown[]> {
     const client = await this.#checkOut();
@@ -113,6 +118,14 @@ export interface PipelinedStatement {
   values: readonly unknown[];
 }
 
+/** A checked-out connection that can send several statements in one write (`CheckedOutClient`). */
+export interface PipelinedConnection {
+  query<R>(text: string, values: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
+  queryAll(statements: readonly PipelinedStatement[]): Promise<PostgresQueryResult<unknown>[]>;
+  inTransaction(): boolean;
+  release(): void;
+}
+
 /**
  * A pg connection as kysely sees it. A connection can fail while checked out, between two
  * queries of a transaction (a terminated backend, a server restart): pg then emits 'error' on
@@ -126,7 +139,7 @@ export interface PipelinedStatement {
  * answer would arrive as the answer of the next). Once broken, a connection's next
  * statements (kysely's ROLLBACK) fail at once with the same error instead of waiting again.
  */
-class CheckedOutClient {
+class CheckedOutClient implements PipelinedConnection {
   #broken: Error | undefined;
   /** When the running statement was sent (Date.now), for the watchdog. */
   startedAt = 0;

@@ -174,6 +174,13 @@ type EventSlots = { [C in WrittenColumn as `e_${C}`]?: string | boolean | null }
 const columnList = sql.raw(WRITTEN.map(([c]) => c).join(', '));
 
 /**
+ * True when the CTE `stored` (`storeKeyRecord`) stored the key's record, else the statement
+ * fails as a serialization failure (`key_stored_meanwhile()`, migration 0029): a live record
+ * was committed meanwhile, and the write runs again to replay it.
+ */
+const STORED_OR_REFUSED = sql<true>`case when exists (select from stored) then true else key_stored_meanwhile() end`;
+
+/**
  * The events statement of each shape, built and compiled once (`QueryTemplate`): `one` row
  * (a plain VALUES, as most writes record) or several (`jsonb_to_recordset` of one parameter,
  * in order); with the webhooks' deliveries (`queue`: only when a row is one an organization
@@ -203,7 +210,7 @@ const eventsStatement = new QueryTemplate('writeEvents', (_db, shape: EventsShap
     notify === 'notify' ? sql`, pg_notify(${EVENTS_CHANNEL}, max(seq)::text || case when ${deliveries} then ${DELIVERIES_QUEUED} else '' end)` : sql``;
   return sql<{ seq: string | null; deliveries: boolean; stored: true }>`
     with written as (${written} returning seq, org_id, type, audience, created_at)${queued}${stored}
-    select max(seq)::text as seq, ${deliveries} as deliveries, ${key === 'key' ? sql`case when exists (select from stored) then true else key_stored_meanwhile() end` : sql`true`} as stored${notified}
+    select max(seq)::text as seq, ${deliveries} as deliveries, ${key === 'key' ? STORED_OR_REFUSED : sql`true`} as stored${notified}
     from written`;
 });
 
@@ -256,12 +263,11 @@ export async function writeEvents(db: Kysely<Database>, rows: readonly EventValu
  * The idempotency record of a write that changed nothing (no event to record), failing as the
  * events statement does when a live one was committed meanwhile:
  *
- *   with stored as (<storeKeyRecord>) select case when exists (select from stored) then true else key_stored_meanwhile() end
+ *   with stored as (<storeKeyRecord>) select <STORED_OR_REFUSED>
  */
 const keyAlone = new QueryTemplate(
   'storeKeyAlone',
-  (_db, _shape: null, v: Pick<KeyRecord, keyof KeyRecord>) => sql<{ stored: true }>`with stored as (${storeKeyRecord(v)})
-    select case when exists (select from stored) then true else key_stored_meanwhile() end as stored`,
+  (_db, _shape: null, v: Pick<KeyRecord, keyof KeyRecord>) => sql<{ stored: true }>`with stored as (${storeKeyRecord(v)}) select ${STORED_OR_REFUSED} as stored`,
 );
 
 /** One event row as the statement's values: JSON columns as text. */

@@ -92,15 +92,15 @@ export async function execute(
       const stored = await claimKey(trx, slot, claim);
       if (stored) return { ...stored, replayed: true };
     }
+    // A change to tokens or members tells every process, on commit only (a NOTIFY): sent before
+    // the write, so that the events statement is the transaction's last.
+    if (op.changesAuth) await scope.authChanged();
     let response: { status: number; body: unknown } | undefined;
-    // The answer is stored with the events, in their statement (one round trip less).
-    // The events statement is the transaction's last, unless the auth NOTIFY comes after it: COMMIT goes out with it.
-    const last = { commits: !op.changesAuth };
+    // The answer is stored with the events, in their statement, and COMMIT goes out with it (two round trips less).
     await withEvents(ctx(trx, caller, scope.eventsWritten, orgWebhooks), op, input, (runCtx) => op.run(runCtx, input), (result) => {
       response = { status: op.status, body: present(result) };
       return slot && keyRecord(slot, recorded(response));
-    }, last);
-    if (op.changesAuth) await scope.authChanged();
+    }, { commits: true });
     return { ...response!, replayed: false };
   });
   return recordingRefusals(rt, op, (db) => ctx(db), input, write);

@@ -12,7 +12,7 @@ export const CONFLICT_ATTEMPTS = 4;
 
 export interface WriteScope {
   /**
-   * The write changed tokens or members: tells every process (a NOTIFY that Postgres
+   * The write changes tokens or members: tells every process (a NOTIFY that Postgres
    * delivers on commit, never for a rollback), and this process's cache after the commit.
    */
   authChanged(): Promise<void>;

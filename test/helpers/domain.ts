@@ -4,6 +4,7 @@ import type { Database } from '../../src/db/schema.js';
 import { authenticateToken } from '../../src/domain/authenticate.js';
 import { bootstrap } from '../../src/domain/bootstrap.js';
 import type { Ctx, Principal } from '../../src/domain/context.js';
+import type { EventValues } from '../../src/domain/events.js';
 import { generateToken } from '../../src/domain/token-format.js';
 import { createMigratedDatabase, type TestDatabase } from './database.js';
 
@@ -47,4 +48,26 @@ export async function domainDatabase(): Promise<DomainDatabase> {
     await database.drop();
     throw err;
   }
+}
+
+/** An event row as `writeEvents` takes it: a todo made in organization `orgId` by a job, unless `fields` say otherwise. */
+export function eventRow(orgId: string, fields: Partial<EventValues> = {}): EventValues {
+  return {
+    org_id: orgId,
+    type: 'todo.created',
+    created_at: new Date().toISOString(),
+    actor_member_id: null,
+    actor_name: 'tack',
+    actor_agent: false,
+    face: 'job',
+    subject_type: 'todo',
+    subject_id: 'todo_test',
+    subject_ref: null,
+    card_id: null,
+    audience: 'org',
+    member_id: null,
+    changes: {},
+    data: null,
+    ...fields,
+  };
 }
