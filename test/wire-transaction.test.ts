@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { commitWithNextStatement, transactionRunner, type TransactionRunner } from '../src/db/bound-transaction.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { commitWithNextStatement, holdNextStatement, transactionRunner, type TransactionRunner } from '../src/db/bound-transaction.js';
 import { connect, type DbHandle } from '../src/db/connect.js';
 import { insertEvents, writeEvents } from '../src/domain/events.js';
 import { proxiedDatabase, type BlackHoleProxy } from './helpers/black-hole-proxy.js';
@@ -142,4 +142,103 @@ it('so does the record of a write that records no event', async () => {
   expect((failed as { code?: string }).code).toBe('40001');
   expect(await probe()).toEqual([]);
   expect(await bodyOf(key)).toBe(OTHERS);
+});
+
+describe('a held statement (holdNextStatement)', () => {
+  /** Holds `insert(n)` back with `check` on its answer, as `execute` holds the caller's re-check. */
+  function held(trx: Parameters<Parameters<TransactionRunner>[0]>[0], n: number, check: (answer: unknown) => void) {
+    const h = holdNextStatement(trx)!;
+    const answer = insert(n).execute(trx);
+    const checked = answer.then(check);
+    h.checkedBy(checked);
+    checked.catch(() => {});
+    return h;
+  }
+
+  it('goes out with the statement after it, in one write with BEGIN; that one answers once the check passed', async () => {
+    const order: string[] = [];
+    const { trips } = await roundTrips(() =>
+      transact(async (trx) => {
+        const h = held(trx, 1, () => void order.push('checked'));
+        await h.arrived;
+        await insert(2).execute(trx);
+        order.push('second answered');
+        commitWithNextStatement(trx);
+        await insert(3).execute(trx);
+      }),
+    );
+    expect(order).toEqual(['checked', 'second answered']);
+    expect(trips).toBe(2);
+    expect(await probe()).toEqual([1, 2, 3]);
+  });
+
+  it('a failed check fails the statement sent with it, whatever that one did, and nothing commits', async () => {
+    const refused = new Error('refused by the check');
+    const failed = await transact(async (trx) => {
+      const h = held(trx, 1, () => {
+        throw refused;
+      });
+      await h.arrived;
+      // Even a statement that fails on its own: the check's refusal is the answer.
+      await insert(1).execute(trx);
+    }).catch((err: unknown) => err);
+    expect(failed).toBe(refused);
+    expect(await probe()).toEqual([]);
+    // Nor does a statement that runs: it ran, but its answer never reaches the caller.
+    let reached = false;
+    const again = await transact(async (trx) => {
+      const h = held(trx, 2, () => {
+        throw refused;
+      });
+      await h.arrived;
+      await insert(3).execute(trx);
+      reached = true;
+    }).catch((err: unknown) => err);
+    expect(again).toBe(refused);
+    expect(reached).toBe(false);
+    expect(await probe()).toEqual([]);
+  });
+
+  it('never goes out with COMMIT: a committing statement right after it waits for its check, which can still refuse', async () => {
+    const refused = new Error('refused by the check');
+    const failed = await transact(async (trx) => {
+      const h = held(trx, 4, () => {
+        throw refused;
+      });
+      await h.arrived;
+      commitWithNextStatement(trx);
+      await insert(5).execute(trx);
+    }).catch((err: unknown) => err);
+    expect(failed).toBe(refused);
+    expect(await probe()).toEqual([]);
+    // Passed, the two go out one after the other: two round trips.
+    const { trips } = await roundTrips(() =>
+      transact(async (trx) => {
+        await held(trx, 6, () => {}).arrived;
+        commitWithNextStatement(trx);
+        await insert(7).execute(trx);
+      }),
+    );
+    expect(trips).toBe(2);
+    expect(await probe()).toEqual([6, 7]);
+  });
+
+  it('goes out on its own when nothing follows it (settle, or the commit), and is dropped by a rollback before it went out', async () => {
+    await transact(async (trx) => {
+      const h = held(trx, 8, () => {});
+      await h.arrived;
+      await h.settle();
+    });
+    expect(await probe()).toEqual([8]);
+    let answer: Promise<unknown> = Promise.resolve();
+    const failed = await transact(async (trx) => {
+      const h = holdNextStatement(trx)!;
+      answer = insert(9).execute(trx).then(() => 'answered', (err: unknown) => err);
+      await h.arrived;
+      throw new Error('the work failed');
+    }).catch((err: unknown) => err);
+    expect(String(failed)).toMatch(/the work failed/);
+    expect(String(await answer)).toMatch(/rolled back before its held statement went out/);
+    expect(await probe()).toEqual([8]);
+  });
 });

@@ -42,7 +42,7 @@ const BEGIN = CompiledQuery.raw('begin');
 const COMMIT = CompiledQuery.raw('commit');
 const ROLLBACK = CompiledQuery.raw('rollback');
 
-// Connections' transactions on the wire, by their bound Kysely (`commitWithNextStatement`).
+// Connections' transactions on the wire, by their bound Kysely (`commitWithNextStatement`, `holdNextStatement`).
 const wires = new WeakMap<object, WireTransaction>();
 
 /**
@@ -56,10 +56,47 @@ export function commitWithNextStatement(db: Kysely<Database>): void {
 }
 
 /**
+ * A statement held back (`holdNextStatement`) to go out with the one after it, and the check
+ * on its answer that the statements after it wait for.
+ */
+export interface HeldStatement {
+  /** Settles once the held statement has reached the wire (or `run`, given to `hold`, has settled without one). */
+  readonly arrived: Promise<void>;
+  /**
+   * What the statements sent with or after the held one wait for before they answer: no
+   * statement's answer reaches its caller, and no COMMIT goes out, until `check` has settled;
+   * when it rejects, they fail with its error (and the transaction rolls back).
+   */
+  checkedBy(check: Promise<unknown>): void;
+  /** Sends the held statement now if it has not gone out yet, and settles as `check` does. */
+  settle(): Promise<void>;
+}
+
+/**
+ * Holds the next statement of `db`'s transaction back, to go out in one write with the
+ * statement after it (one round trip less), whose answer then waits for `checkedBy`'s check of
+ * the held statement's answer: so the statement after it runs in Postgres before the held
+ * one is answered, but its answer is handed over only once the check has passed, and the
+ * transaction commits only then. Undefined (nothing held) when `db` is not a pool's bound
+ * transaction.
+ */
+export function holdNextStatement(db: Kysely<Database>): HeldStatement | undefined {
+  return wires.get(db)?.holdNext();
+}
+
+interface Held {
+  text: string;
+  values: readonly unknown[];
+  resolve(result: QueryResult<unknown>): void;
+  reject(err: unknown): void;
+}
+
+/**
  * A write transaction as its statements go out on one connection: BEGIN waits to go out with
  * the first statement and, when asked (`commitWithNext`), COMMIT with the last, each in the
- * same write (`queryAll`). A transaction that ran no statement sends nothing. The statements
- * are logged where kysely logs them (BEGIN first, COMMIT last), whichever write took them.
+ * same write (`queryAll`); a held statement (`holdNext`) waits for the one after it. A
+ * transaction that ran no statement sends nothing. The statements are logged where kysely
+ * logs them (BEGIN first, COMMIT last), whichever write took them.
  */
 class WireTransaction {
   /** BEGIN asked for and not sent yet. */
@@ -67,6 +104,12 @@ class WireTransaction {
   #commitNext = false;
   /** COMMIT went out with the last statement, and was answered. */
   #committed = false;
+  /** The next statement is to be held (`holdNext`), and is told here when it comes. */
+  #holdNext: (() => void) | undefined;
+  /** The statement held back, not sent yet. */
+  #held: Held | undefined;
+  /** What every answer after a held statement's waits for (`HeldStatement.checkedBy`). */
+  #check: Promise<unknown> | undefined;
 
   constructor(private readonly client: PipelinedConnection) {}
 
@@ -75,31 +118,109 @@ class WireTransaction {
       this.#beginPending = true;
       this.#commitNext = false;
       this.#committed = false;
+      this.#holdNext = undefined;
+      this.#held = undefined;
+      this.#check = undefined;
       return NOTHING;
     }
     if (text === COMMIT.sql) return this.#commit();
     if (text === ROLLBACK.sql) return this.#rollback();
     if (this.#committed) throw new Error('a statement after its transaction committed');
-    const begin = this.#beginPending;
+    if (this.#holdNext) {
+      const arrived = this.#holdNext;
+      this.#holdNext = undefined;
+      return new Promise((resolve, reject) => {
+        this.#held = { text, values, resolve, reject };
+        arrived();
+      });
+    }
     const commit = this.#commitNext;
+    // COMMIT never goes out in the same write as a held statement whose answer is unchecked.
+    if (commit && this.#held) await this.#sendHeld();
+    // Once the held statement went out, the statements after it go out once its check has passed.
+    if (!this.#held && this.#check) await this.#check;
+    const held = this.#held;
+    const begin = this.#beginPending;
+    this.#held = undefined;
     this.#beginPending = false;
     this.#commitNext = false;
-    if (!begin && !commit) return this.client.query(text, values);
-    const statements = [...(begin ? [{ text: BEGIN.sql, values: [] }] : []), { text, values }, ...(commit ? [{ text: COMMIT.sql, values: [] }] : [])];
-    const results = await this.client.queryAll(statements);
+    if (!begin && !commit && !held) return this.client.query(text, values);
+    const statements = [
+      ...(begin ? [{ text: BEGIN.sql, values: [] }] : []),
+      ...(held ? [held] : []),
+      { text, values },
+      ...(commit ? [{ text: COMMIT.sql, values: [] }] : []),
+    ];
+    if (!held) return this.#answer(await this.client.queryAll(statements), begin ? 1 : 0, commit);
+    let settled: PromiseSettledResult<QueryResult<unknown>>[];
+    try {
+      settled = await this.client.querySettled(statements);
+    } catch (err) {
+      held.reject(err);
+      throw err;
+    }
+    // The held statement hears its own outcome (BEGIN's failure, if BEGIN failed), then its check is awaited.
+    const outcome = settled[begin && settled[0]!.status === 'rejected' ? 0 : begin ? 1 : 0]!;
+    if (outcome.status === 'fulfilled') held.resolve(outcome.value);
+    else held.reject(outcome.reason);
+    if (this.#check) await this.#check;
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    return this.#answer(
+      settled.map((r) => (r as PromiseFulfilledResult<QueryResult<unknown>>).value),
+      begin ? 2 : 1,
+      commit,
+    );
+  }
+
+  /** The answer of the statement at `index` of one write's `results`, once COMMIT (the last, when `commit`) has answered as such. */
+  #answer(results: QueryResult<unknown>[], index: number, commit: boolean): QueryResult<unknown> {
     if (commit) {
       // A COMMIT in a failed transaction answers ROLLBACK (its statement's failure was thrown above).
       if ((results.at(-1)?.command as string | undefined) !== 'COMMIT') throw new Error('the transaction was rolled back instead of committed');
       this.#committed = true;
     }
-    return results[begin ? 1 : 0]!;
+    return results[index]!;
   }
 
   commitWithNext(): void {
     this.#commitNext = true;
   }
 
+  holdNext(): HeldStatement {
+    let arrived!: () => void;
+    const arrival = new Promise<void>((resolve) => (arrived = resolve));
+    this.#holdNext = arrived;
+    return {
+      arrived: arrival,
+      checkedBy: (check) => {
+        this.#check = check;
+      },
+      settle: async () => {
+        if (this.#held) await this.#sendHeld();
+        if (this.#check) await this.#check;
+      },
+    };
+  }
+
+  /** Sends the held statement (with BEGIN, if pending) on its own and hands it its answer. */
+  async #sendHeld(): Promise<void> {
+    const held = this.#held!;
+    const begin = this.#beginPending;
+    this.#held = undefined;
+    this.#beginPending = false;
+    try {
+      const results = await this.client.queryAll([...(begin ? [{ text: BEGIN.sql, values: [] }] : []), held]);
+      held.resolve(results.at(-1)!);
+    } catch (err) {
+      held.reject(err);
+      throw err;
+    }
+  }
+
   async #commit(): Promise<QueryResult<unknown>> {
+    if (this.#held) await this.#sendHeld();
+    if (this.#check) await this.#check;
     const nothingSent = this.#beginPending || this.#committed;
     this.#beginPending = false;
     this.#committed = false;
@@ -107,6 +228,11 @@ class WireTransaction {
   }
 
   async #rollback(): Promise<QueryResult<unknown>> {
+    // A held statement never sent fails; its check then fails too (whoever awaits it hears why).
+    this.#held?.reject(new Error('the transaction rolled back before its held statement went out'));
+    this.#held = undefined;
+    this.#holdNext = undefined;
+    this.#check = undefined;
     // Nothing begun, already committed, or already ended (a COMMIT that answered ROLLBACK): nothing to roll back.
     const open = !this.#beginPending && !this.#committed && this.client.inTransaction();
     this.#beginPending = false;

@@ -122,6 +122,7 @@ export interface PipelinedStatement {
 export interface PipelinedConnection {
   query<R>(text: string, values: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
   queryAll(statements: readonly PipelinedStatement[]): Promise<PostgresQueryResult<unknown>[]>;
+  querySettled(statements: readonly PipelinedStatement[]): Promise<PromiseSettledResult<PostgresQueryResult<unknown>>[]>;
   inTransaction(): boolean;
   release(): void;
 }
@@ -177,11 +178,12 @@ class CheckedOutClient implements PipelinedConnection {
   /**
    * Sends `statements` in one write, each behind the other without waiting for its answer
    * (pg's pipeline mode: each with its own Sync, so Postgres answers each in turn), and answers
-   * their results in order; once all are answered, the first failure is thrown. A statement
-   * after a failed one still runs (inside a failed transaction it fails too, and a COMMIT
-   * there answers ROLLBACK). One round trip where awaiting each would make one per statement.
+   * each one's outcome in order once all are answered (`queryAll`: their results, or the first
+   * failure thrown); a lost connection is thrown. A statement after a failed one still runs
+   * (inside a failed transaction it fails too, and a COMMIT there answers ROLLBACK). One
+   * round trip where awaiting each would make one per statement.
    */
-  async queryAll(statements: readonly PipelinedStatement[]): Promise<PostgresQueryResult<unknown>[]> {
+  async querySettled(statements: readonly PipelinedStatement[]): Promise<PromiseSettledResult<PostgresQueryResult<unknown>>[]> {
     return this.#guarded(async () => {
       // Swept first, so that nothing goes out between the statements.
       if (this.names.hasStale(this.client)) await this.names.dropStale(this.client);
@@ -195,11 +197,19 @@ class CheckedOutClient implements PipelinedConnection {
       } finally {
         stream.uncork();
       }
-      const settled = await Promise.allSettled(sent);
-      const failed = settled.find((r) => r.status === 'rejected');
-      if (failed) throw failed.reason;
-      return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value as PostgresQueryResult<unknown>);
+      const settled = (await Promise.allSettled(sent)) as PromiseSettledResult<PostgresQueryResult<unknown>>[];
+      // A lost connection fails them all, thrown as `query` throws it (a timeout as the timeout).
+      const lost = settled.find((r) => r.status === 'rejected' && (this.#broken !== undefined || isConnectionLost(r.reason)));
+      if (lost) throw (lost as PromiseRejectedResult).reason;
+      return settled;
     });
+  }
+
+  async queryAll(statements: readonly PipelinedStatement[]): Promise<PostgresQueryResult<unknown>[]> {
+    const settled = await this.querySettled(statements);
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    return settled.map((r) => (r as PromiseFulfilledResult<PostgresQueryResult<unknown>>).value);
   }
 
   /** Whether the connection is inside a transaction block (its last answer said so). */

@@ -24,3 +24,8 @@ export function confirmCallerClaiming(db: Kysely<Database>, principal: Principal
   if (principal.sessionId !== undefined) return confirmSession(db, principal, principal.sessionId, now, key);
   return confirmPrincipal(db, principal, now, key);
 }
+
+/** Whether `confirmCallerClaiming` reads the caller with a statement (a token's or a session's; Slack users need none). */
+export function confirmsWithStatement(principal: Principal): boolean {
+  return principal.sessionId !== undefined || principal.tokenId !== null;
+}

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { confirmCaller, confirmCallerClaiming } from '../domain/confirm-caller.js';
+import { confirmCaller, confirmCallerClaiming, confirmsWithStatement } from '../domain/confirm-caller.js';
+import { holdNextStatement } from '../db/bound-transaction.js';
 import type { Ctx, Principal } from '../domain/context.js';
 import { AppError } from '../domain/errors.js';
 import { RawJson } from '../db/raw-json.js';
@@ -84,27 +85,68 @@ export async function execute(
     return executeOutsideTransaction(rt, op, ctx(rt.db, caller), input, slot, present);
   }
   // Events (contract §10): recorded by `withEvents` in the write's transaction; a refusal worth recording, after its rollback.
-  const write = () => writeTransaction(rt, async (trx, scope) => {
+  const write = (speculative: boolean) => writeTransaction(rt, async (trx, scope) => {
     // The caller re-read and the key claimed (its lock and stored record) in one statement; a refused caller's lock ends with the rollback.
-    const { principal: caller, claim, orgWebhooks } = await confirmCallerClaiming(trx, principal, rt.clock(), slot && keyClaimValues(slot));
-    refuseReader(op, caller);
-    if (slot) {
-      const stored = await claimKey(trx, slot, claim);
-      if (stored) return { ...stored, replayed: true };
+    // Speculative: that statement goes out with the write's first, whose answer waits for it (`holdNextStatement`).
+    const held = speculative && confirmsWithStatement(principal) ? holdNextStatement(trx) : undefined;
+    const runCtx = ctx(trx, principal, scope.eventsWritten);
+    const confirming = confirmCallerClaiming(trx, principal, rt.clock(), slot && keyClaimValues(slot)).then(async ({ principal: caller, claim, orgWebhooks }) => {
+      refuseReader(op, caller);
+      if (slot) {
+        const stored = await claimKey(trx, slot, claim);
+        if (stored) throw new Replay({ ...stored, replayed: true });
+      }
+      // The write ran as the caller the request came with: another role (a ceiling since), and it runs again as confirmed.
+      if (held && caller !== principal) throw new Reconfirm();
+      runCtx.principal = caller;
+      if (orgWebhooks !== undefined) runCtx.orgWebhooks = orgWebhooks;
+    });
+    if (held) {
+      held.checkedBy(confirming);
+      // Its statement is held (or it failed before one): the write's first statement takes it along.
+      if (!(await Promise.race([held.arrived.then(() => true), confirming.then(() => false, () => false)]))) {
+        await confirming;
+        throw new Error('confirming the caller ran no statement');
+      }
+    } else {
+      await confirming;
     }
     // A change to tokens or members tells every process, on commit only (a NOTIFY): sent before
     // the write, so that the events statement is the transaction's last.
     if (op.changesAuth) await scope.authChanged();
     let response: { status: number; body: unknown } | undefined;
-    // The answer is stored with the events, in their statement, and COMMIT goes out with it (two round trips less).
-    await withEvents(ctx(trx, caller, scope.eventsWritten, orgWebhooks), op, input, (runCtx) => op.run(runCtx, input), (result) => {
-      response = { status: op.status, body: present(result) };
-      return slot && keyRecord(slot, recorded(response));
-    }, { commits: true });
+    try {
+      // The answer is stored with the events, in their statement, and COMMIT goes out with it (two round trips less).
+      await withEvents(runCtx, op, input, (c) => op.run(c, input), (result) => {
+        response = { status: op.status, body: present(result) };
+        return slot && keyRecord(slot, recorded(response));
+      }, { commits: true });
+    } catch (err) {
+      // What the caller's confirmation refuses is the answer, whatever the write ran into.
+      await held?.settle();
+      throw err;
+    }
     return { ...response!, replayed: false };
   });
-  return recordingRefusals(rt, op, (db) => ctx(db), input, write);
+  const speculating = async (): Promise<Outcome<unknown>> => {
+    try {
+      return await write(true);
+    } catch (err) {
+      if (err instanceof Replay) return err.outcome;
+      if (err instanceof Reconfirm) return write(false).catch((e: unknown) => (e instanceof Replay ? e.outcome : Promise.reject(e)));
+      throw err;
+    }
+  };
+  return recordingRefusals(rt, op, (db) => ctx(db), input, speculating);
 }
+
+/** The key's stored answer, to replay: the write's transaction rolls back (`execute`). */
+class Replay {
+  constructor(readonly outcome: Outcome<unknown>) {}
+}
+
+/** The caller's confirmation found another principal than the one the write ran as: it runs again, not speculatively. */
+class Reconfirm {}
 
 /**
  * Viewers read only: a write needs a writer role, except a write that names no scope, whose
