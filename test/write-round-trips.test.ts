@@ -17,8 +17,9 @@ import { startTestServer, type TestServer } from './helpers/server.js';
  * its own statement hands over the subject's old values: moveCard, completeTodo), then one statement that
  * records the event with its webhook deliveries, the idempotency answer and the NOTIFY, and
  * commit. No global events lock. Counted on a handle that records each statement; on the wire,
- * BEGIN goes with the first statement and COMMIT with the events statement (src/db/bound-transaction.ts):
- * three round trips, counted through a TCP proxy.
+ * BEGIN and the caller's re-check go with the write's first statement and COMMIT with the events
+ * statement (src/db/bound-transaction.ts, src/operations/execute.ts): two round trips, counted
+ * through a TCP proxy.
  */
 let t: TestServer;
 let handle: DbHandle;

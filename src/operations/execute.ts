@@ -34,7 +34,11 @@ export type Presenter<B> = (result: unknown) => B;
  * Runs one operation for one caller, the same way for every face: scope and role checks,
  * then a read on the pool, or a write in its own transaction together with its
  * idempotency record. Inside that transaction the caller's token is read again, so no
- * process applies a write of a token whose revocation has committed. `input` must already
+ * process applies a write of a token whose revocation has committed. That read goes out with
+ * the write's first statement (held back for it: one round trip less), and no answer of the
+ * write's statements reaches the operation, nor does COMMIT go out, before the read is
+ * checked: a refused caller's write, or one whose key was answered already (replayed), rolls
+ * back; one whose caller has another role now runs again as confirmed. `input` must already
  * be validated (`validateInput`); `today` and `tomorrow` in its due-date fields are resolved
  * here, in the caller's time zone, so every face reads them alike (the idempotency key is
  * bound to the words as sent).
