@@ -132,16 +132,16 @@ export async function execute(
     }
     return { ...response!, replayed: false };
   });
-  const speculating = async (): Promise<Outcome<unknown>> => {
+  const outcome = async (speculative: boolean): Promise<Outcome<unknown>> => {
     try {
-      return await write(true);
+      return await write(speculative);
     } catch (err) {
       if (err instanceof Replay) return err.outcome;
-      if (err instanceof Reconfirm) return write(false).catch((e: unknown) => (e instanceof Replay ? e.outcome : Promise.reject(e)));
       throw err;
     }
   };
-  return recordingRefusals(rt, op, (db) => ctx(db), input, speculating);
+  const confirmedWrite = () => outcome(true).catch((err: unknown) => (err instanceof Reconfirm ? outcome(false) : Promise.reject(err)));
+  return recordingRefusals(rt, op, (db) => ctx(db), input, confirmedWrite);
 }
 
 /** The key's stored answer, to replay: the write's transaction rolls back (`execute`). */
