@@ -155,6 +155,11 @@ describe('a held statement (holdNextStatement)', () => {
     return h;
   }
 
+  const refused = new Error('refused by the check');
+  const refuse = (): never => {
+    throw refused;
+  };
+
   it('goes out with the statement after it, in one write with BEGIN; that one answers once the check passed', async () => {
     const order: string[] = [];
     const { trips } = await roundTrips(() =>
@@ -173,11 +178,8 @@ describe('a held statement (holdNextStatement)', () => {
   });
 
   it('a failed check fails the statement sent with it, whatever that one did, and nothing commits', async () => {
-    const refused = new Error('refused by the check');
     const failed = await transact(async (trx) => {
-      const h = held(trx, 1, () => {
-        throw refused;
-      });
+      const h = held(trx, 1, refuse);
       await h.arrived;
       // Even a statement that fails on its own: the check's refusal is the answer.
       await insert(1).execute(trx);
@@ -187,9 +189,7 @@ describe('a held statement (holdNextStatement)', () => {
     // Nor does a statement that runs: it ran, but its answer never reaches the caller.
     let reached = false;
     const again = await transact(async (trx) => {
-      const h = held(trx, 2, () => {
-        throw refused;
-      });
+      const h = held(trx, 2, refuse);
       await h.arrived;
       await insert(3).execute(trx);
       reached = true;
@@ -200,11 +200,8 @@ describe('a held statement (holdNextStatement)', () => {
   });
 
   it('never goes out with COMMIT: a committing statement right after it waits for its check, which can still refuse', async () => {
-    const refused = new Error('refused by the check');
     const failed = await transact(async (trx) => {
-      const h = held(trx, 4, () => {
-        throw refused;
-      });
+      const h = held(trx, 4, refuse);
       await h.arrived;
       commitWithNextStatement(trx);
       await insert(5).execute(trx);

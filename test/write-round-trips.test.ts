@@ -47,11 +47,17 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function statementsOf(name: string, input: Record<string, unknown>): Promise<{ sql: string[]; body: Record<string, unknown> }> {
+/** `execute` of the operation `name` as the owner, with a new key, on `runtime`: its answer's body. */
+async function executed(runtime: Runtime, name: string, input: Record<string, unknown>): Promise<Record<string, unknown>> {
   const op = operationNamed(name);
+  const outcome = await execute(runtime, op, owner, parseOperationInput(op, input), randomBytes(8).toString('hex'));
+  return JSON.parse(outcome.body!) as Record<string, unknown>;
+}
+
+async function statementsOf(name: string, input: Record<string, unknown>): Promise<{ sql: string[]; body: Record<string, unknown> }> {
   statements = [];
-  const outcome = await execute(rt, op, owner, parseOperationInput(op, input), randomBytes(8).toString('hex'));
-  return { sql: statements, body: JSON.parse(outcome.body!) };
+  const body = await executed(rt, name, input);
+  return { sql: statements, body };
 }
 
 const ONE_STATEMENT_AFTER_THE_WRITE = /^\s*with written as \(\s*insert into events .*stored as \(insert into idempotency_keys .*pg_notify/s;
@@ -101,10 +107,9 @@ it('queues deliveries in the events statement once the organization has an enabl
 it('sends a write in two round trips: BEGIN, the caller re-checked and the write, then the events statement with COMMIT', async () => {
   const prt: Runtime = { ...rt, db: proxied.db };
   const run = async (name: string, input: Record<string, unknown>) => {
-    const op = operationNamed(name);
     const before = proxy.chunksSent();
-    const outcome = await execute(prt, op, owner, parseOperationInput(op, input), randomBytes(8).toString('hex'));
-    return { trips: proxy.chunksSent() - before, body: JSON.parse(outcome.body!) as Record<string, unknown> };
+    const body = await executed(prt, name, input);
+    return { trips: proxy.chunksSent() - before, body };
   };
   // The connection opened, and each statement prepared, by a first run of each.
   const todo = await run('createTodo', { title: 'warm', priority: 'high' });

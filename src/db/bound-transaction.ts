@@ -1,5 +1,5 @@
 import { CompiledQuery, Kysely, PostgresDialect, type KyselyConfig, type PostgresPoolClient, type PostgresQueryResult } from 'kysely';
-import type { PipelinedConnection, PreparedStatementPool } from './prepared-pool.js';
+import type { PipelinedConnection, PipelinedStatement, PreparedStatementPool } from './prepared-pool.js';
 import { directRunner, runDirectlyLogged } from './direct-query.js';
 import type { Database } from './schema.js';
 
@@ -41,6 +41,8 @@ class BoundTransaction extends Kysely<Database> {
 const BEGIN = CompiledQuery.raw('begin');
 const COMMIT = CompiledQuery.raw('commit');
 const ROLLBACK = CompiledQuery.raw('rollback');
+const BEGIN_STATEMENT: PipelinedStatement = { text: BEGIN.sql, values: [] };
+const COMMIT_STATEMENT: PipelinedStatement = { text: COMMIT.sql, values: [] };
 
 // Connections' transactions on the wire, by their bound Kysely (`commitWithNextStatement`, `holdNextStatement`).
 const wires = new WeakMap<object, WireTransaction>();
@@ -60,7 +62,7 @@ export function commitWithNextStatement(db: Kysely<Database>): void {
  * on its answer that the statements after it wait for.
  */
 export interface HeldStatement {
-  /** Settles once the held statement has reached the wire (or `run`, given to `hold`, has settled without one). */
+  /** Settles once the statement to hold has come (it is held, not sent). */
   readonly arrived: Promise<void>;
   /**
    * What the statements sent with or after the held one wait for before they answer: no
@@ -135,42 +137,47 @@ class WireTransaction {
       });
     }
     const commit = this.#commitNext;
+    this.#commitNext = false;
     // COMMIT never goes out in the same write as a held statement whose answer is unchecked.
-    if (commit && this.#held) await this.#sendHeld();
-    // Once the held statement went out, the statements after it go out once its check has passed.
-    if (!this.#held && this.#check) await this.#check;
-    const held = this.#held;
+    if (this.#held) {
+      if (!commit) return (await this.#sendHeld({ text, values }))!;
+      await this.#sendHeld();
+    } else if (this.#check) {
+      // The held statement went out: the statements after it go out once its check has passed.
+      await this.#check;
+    }
+    const begin = this.#beginPending;
+    this.#beginPending = false;
+    if (!begin && !commit) return this.client.query(text, values);
+    const statements = [...(begin ? [BEGIN_STATEMENT] : []), { text, values }, ...(commit ? [COMMIT_STATEMENT] : [])];
+    return this.#answer(await this.client.queryAll(statements), begin ? 1 : 0, commit);
+  }
+
+  /**
+   * Sends the held statement (with BEGIN, if pending), and `next` behind it in the same write:
+   * the held statement hears its own answer, then the check on it is awaited before `next`'s
+   * answer (or failure) is handed over; the check's failure comes first.
+   */
+  async #sendHeld(next?: PipelinedStatement): Promise<QueryResult<unknown> | undefined> {
+    const held = this.#held!;
     const begin = this.#beginPending;
     this.#held = undefined;
     this.#beginPending = false;
-    this.#commitNext = false;
-    if (!begin && !commit && !held) return this.client.query(text, values);
-    const statements = [
-      ...(begin ? [{ text: BEGIN.sql, values: [] }] : []),
-      ...(held ? [held] : []),
-      { text, values },
-      ...(commit ? [{ text: COMMIT.sql, values: [] }] : []),
-    ];
-    if (!held) return this.#answer(await this.client.queryAll(statements), begin ? 1 : 0, commit);
     let settled: PromiseSettledResult<QueryResult<unknown>>[];
     try {
-      settled = await this.client.querySettled(statements);
+      settled = await this.client.querySettled([...(begin ? [BEGIN_STATEMENT] : []), held, ...(next ? [next] : [])]);
     } catch (err) {
       held.reject(err);
       throw err;
     }
-    // The held statement hears its own outcome (BEGIN's failure, if BEGIN failed), then its check is awaited.
-    const outcome = settled[begin && settled[0]!.status === 'rejected' ? 0 : begin ? 1 : 0]!;
+    // Its own outcome, or BEGIN's failure.
+    const outcome = begin && settled[0]!.status === 'fulfilled' ? settled[1]! : settled[0]!;
     if (outcome.status === 'fulfilled') held.resolve(outcome.value);
     else held.reject(outcome.reason);
     if (this.#check) await this.#check;
     const failed = settled.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
-    return this.#answer(
-      settled.map((r) => (r as PromiseFulfilledResult<QueryResult<unknown>>).value),
-      begin ? 2 : 1,
-      commit,
-    );
+    return next && (settled.at(-1) as PromiseFulfilledResult<QueryResult<unknown>>).value;
   }
 
   /** The answer of the statement at `index` of one write's `results`, once COMMIT (the last, when `commit`) has answered as such. */
@@ -201,21 +208,6 @@ class WireTransaction {
         if (this.#check) await this.#check;
       },
     };
-  }
-
-  /** Sends the held statement (with BEGIN, if pending) on its own and hands it its answer. */
-  async #sendHeld(): Promise<void> {
-    const held = this.#held!;
-    const begin = this.#beginPending;
-    this.#held = undefined;
-    this.#beginPending = false;
-    try {
-      const results = await this.client.queryAll([...(begin ? [{ text: BEGIN.sql, values: [] }] : []), held]);
-      held.resolve(results.at(-1)!);
-    } catch (err) {
-      held.reject(err);
-      throw err;
-    }
   }
 
   async #commit(): Promise<QueryResult<unknown>> {

@@ -55,7 +55,7 @@ export async function execute(
   present: Presenter<unknown> = serialize,
 ): Promise<Outcome<unknown>> {
   if (op.scope !== null) requireScope(principal, op.scope);
-  const ctx = (db: Kysely<Database>, caller = principal, eventsWritten?: Ctx['eventsWritten'], orgWebhooks?: boolean): Ctx => ({
+  const ctx = (db: Kysely<Database>, caller = principal, eventsWritten?: Ctx['eventsWritten']): Ctx => ({
     db,
     clock: rt.clock,
     principal: caller,
@@ -64,7 +64,6 @@ export async function execute(
     jobs: rt.jobs,
     webhooks: rt.webhooks,
     ...(eventsWritten && { eventsWritten }),
-    ...(orgWebhooks !== undefined && { orgWebhooks }),
   });
   if (op.readOnly) {
     const due = op.dueDateFields.length === 0 ? input : await resolveDueDates(ctx(rt.db), input, op.dueDateFields);
