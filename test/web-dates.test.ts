@@ -40,7 +40,8 @@ describe('date chips in the app', { timeout: 120_000 }, () => {
     await page.clock.setFixedTime(new Date('2031-06-15T12:00:00Z'));
     await page.goto(`${fx.server.url}/boards/design`);
     const chip = page.locator('.tile', { hasText: 'Dark theme contrast pass' }).locator('time');
-    await chip.waitFor();
+    // The chip shows the full date until getMe's today has arrived: wait for that, not for the chip alone.
+    await chip.filter({ hasText: 'Tomorrow' }).waitFor({ timeout: 15_000 }).catch(() => {});
     expect(await chip.textContent()).toBe('Tomorrow');
     expect(await chip.getAttribute('title')).toBe(`Due ${absoluteDay(dayOffset(1))}`);
     expect(await chip.getAttribute('datetime')).toBe(dayOffset(1));
@@ -58,7 +59,9 @@ describe('date chips in the app', { timeout: 120_000 }, () => {
     const later = page.getByRole('region', { name: /^Later/ });
     expect(await later.textContent()).toContain('Draft the GA announcement');
     expect(await later.textContent()).not.toContain('Read the Postgres 17 release notes');
-    expect(await later.locator('li', { hasText: 'Draft the GA announcement' }).locator('time').textContent()).toBe('in 20 days');
+    const due = later.locator('li', { hasText: 'Draft the GA announcement' }).locator('time');
+    await due.filter({ hasText: 'in 20 days' }).waitFor({ timeout: 15_000 }).catch(() => {});
+    expect(await due.textContent()).toBe('in 20 days');
     const link = page.getByRole('link', { name: 'Slack message this todo came from' });
     expect(await link.getAttribute('href')).toBe(permalink);
     await context.close();
