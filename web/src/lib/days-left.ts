@@ -2,12 +2,11 @@ import { daysBetween, formatDate } from './dates';
 
 /**
  * "ends Mar 4 · 3 days left", "ended Mar 4 · 2 days ago", "ends today", counted from the
- * caller's today (getMe); just "ends Mar 4, 2027" until that is known.
+ * caller's today (getMe).
  */
-export function endsText(endsOn: string | null, today: string | undefined): string {
+export function endsText(endsOn: string | null, today: string): string {
   if (!endsOn) return 'no end date';
   const when = formatDate(endsOn, today);
-  if (today === undefined) return `ends ${when}`;
   const d = daysBetween(today, endsOn);
   if (d === 0) return `ends today (${when})`;
   if (d > 0) return `ends ${when} · ${d} day${d === 1 ? '' : 's'} left`;

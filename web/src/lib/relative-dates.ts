@@ -4,11 +4,10 @@ import { daysBetween, formatDate } from './dates.js';
  * Dates as people say them, counted from the caller's today as tack gives it (getMe's
  * `today`, in their zone), never from the browser's clock: "Today", "Tomorrow", "Yesterday",
  * the day's name within the coming week ("Mon"), "in 12 days" within a month, "3 days ago"
- * within the past month, the date itself beyond ("Mar 4", "Mar 4, 2027"). Until today is
- * known, the date itself.
+ * within the past month, the date itself beyond ("Mar 4", "Mar 4, 2027"). Pages show no date
+ * until today is known (a date in one wording, then another, reads as a change).
  */
-export function relativeDay(date: string, today: string | undefined): string {
-  if (today === undefined) return formatDate(date);
+export function relativeDay(date: string, today: string): string {
   const d = daysBetween(today, date);
   if (d === 0) return 'Today';
   if (d === 1) return 'Tomorrow';

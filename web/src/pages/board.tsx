@@ -170,7 +170,8 @@ export function BoardPage() {
         </div>
       </div>
       {cards.isError && !cards.data && <ErrorPanel error={cards.error} retry={() => void cards.refetch()} />}
-      {cards.isPending ? (
+      {/* Due dates are written from getMe's today: the cards wait for it, so no date changes wording once shown. */}
+      {cards.isPending || today === undefined ? (
         <Loading label="Loading cards…" />
       ) : (
         <DndContext

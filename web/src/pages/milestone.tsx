@@ -27,7 +27,8 @@ export function MilestonePage() {
     return out;
   }, [cards.data]);
   if (status.isError && !status.data) return <ErrorPanel error={status.error} retry={() => void status.refetch()} />;
-  if (!status.data) return <Loading />;
+  // Its end is counted from getMe's today: the page waits for it.
+  if (!status.data || today === undefined) return <Loading />;
   const m = status.data;
   return (
     <article className="page narrow">

@@ -22,25 +22,27 @@ export function MilestonesPage() {
         <h1>Milestones</h1>
       </div>
       {milestones.isError && <ErrorPanel error={milestones.error} retry={() => void milestones.refetch()} />}
-      {milestones.isPending && <Loading />}
+      {/* End dates are counted from getMe's today: the list waits for it. */}
+      {(milestones.isPending || today === undefined) && !milestones.isError && <Loading />}
       {milestones.data?.length === 0 && <p className="muted">No milestones yet. A milestone gathers cards for a sprint or up to a deadline and counts them done{writer ? '; create one below' : ''}.</p>}
       <div className="milestone-grid">
-        {milestones.data?.map((m) => (
-          <article key={m.id} className="panel milestone-tile" aria-labelledby={`ms-${m.id}`}>
-            <div className="row spread">
-              <h2 id={`ms-${m.id}`} className="ellipsis">
-                <Link to="/milestones/$ref" params={{ ref: m.ref }} className="strong-link">
-                  <span className="mono">{m.ref}</span> {m.name}
-                </Link>
-              </h2>
-              <span className="chip">{m.kind}</span>
-            </div>
-            <p className="muted small">{endsText(m.ends_on, today)}</p>
-            <Progress label="Cards done" done={m.cards_done} total={m.cards_total} />
-            <Progress label="Criteria done" done={m.criteria_done} total={m.criteria_total} />
-            {writer && <MilestoneActions milestone={m} />}
-          </article>
-        ))}
+        {today !== undefined &&
+          milestones.data?.map((m) => (
+            <article key={m.id} className="panel milestone-tile" aria-labelledby={`ms-${m.id}`}>
+              <div className="row spread">
+                <h2 id={`ms-${m.id}`} className="ellipsis">
+                  <Link to="/milestones/$ref" params={{ ref: m.ref }} className="strong-link">
+                    <span className="mono">{m.ref}</span> {m.name}
+                  </Link>
+                </h2>
+                <span className="chip">{m.kind}</span>
+              </div>
+              <p className="muted small">{endsText(m.ends_on, today)}</p>
+              <Progress label="Cards done" done={m.cards_done} total={m.cards_total} />
+              <Progress label="Criteria done" done={m.criteria_done} total={m.criteria_total} />
+              {writer && <MilestoneActions milestone={m} />}
+            </article>
+          ))}
       </div>
       {writer && <NewMilestone />}
     </section>

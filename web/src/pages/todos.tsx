@@ -39,8 +39,10 @@ export function TodosPage() {
       {mayWrite && <AddTodo today={today} defaultTeam={scope === 'org'} />}
       {me.data && <p className="muted small">Dates in {me.data.time_zone}.</p>}
       {todos.isError && !todos.data && <ErrorPanel error={todos.error} retry={() => void todos.refetch()} />}
-      {todos.isPending && <Loading />}
+      {/* Dates are written from getMe's today: the list waits for it, so no date changes wording once shown. */}
+      {(todos.isPending || today === undefined) && !todos.isError && <Loading />}
       {todos.data &&
+        today !== undefined &&
         GROUPS.map((g) =>
           groups[g].length === 0 ? null : (
             <section key={g} aria-labelledby={`group-${g.replace(/ /g, '-')}`} data-group={g}>

@@ -7,8 +7,8 @@ import { initials } from '../../lib/people';
 export interface TileProps {
   card: Card;
   members: ReadonlyMap<string, Member>;
-  /** The caller's today (getMe's, in their zone); undefined until known. */
-  today: string | undefined;
+  /** The caller's today (getMe's, in their zone). */
+  today: string;
   /** Rendered in the drag overlay: no handle of its own. */
   overlay?: boolean;
   /** No handle: the caller may move it nowhere (a viewer). */
@@ -54,7 +54,7 @@ function Tile({ tileRef, handle, ...props }: TileProps & { tileRef?: Ref<HTMLEle
 /** Title and facts: memoised apart, since every draggable re-renders while any card is in hand. */
 const TileContent = memo(function TileContent({ card, members, today, onOpen }: TileProps) {
   // Overdue: due before the caller's today as tack gives it (getMe), and not done.
-  const overdue = today !== undefined && card.due_on !== null && card.due_on < today && card.workflow_status !== 'done';
+  const overdue = card.due_on !== null && card.due_on < today && card.workflow_status !== 'done';
   return (
     <>
       <a

@@ -14,8 +14,8 @@ import type { TodoEdit } from './use-todos';
 
 interface Props {
   todo: Todo;
-  /** The caller's today (getMe), for how dates are written; undefined until known. */
-  today: string | undefined;
+  /** The caller's today (getMe), for how dates are written. */
+  today: string;
   onToggle: () => void;
   onEdit: (body: TodoEdit) => Promise<unknown>;
   onDelete: () => void;
