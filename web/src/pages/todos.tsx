@@ -36,7 +36,7 @@ export function TodosPage() {
           </Link>
         </div>
       </div>
-      {mayWrite && <AddTodo today={today} defaultTeam={scope === 'org'} />}
+      {mayWrite && today !== undefined && <AddTodo today={today} defaultTeam={scope === 'org'} />}
       {me.data && <p className="muted small">Dates in {me.data.time_zone}.</p>}
       {todos.isError && !todos.data && <ErrorPanel error={todos.error} retry={() => void todos.refetch()} />}
       {/* Dates are written from getMe's today: the list waits for it, so no date changes wording once shown. */}

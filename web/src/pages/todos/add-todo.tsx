@@ -13,16 +13,16 @@ export { PRIORITY_OPTIONS };
 
 /**
  * Title, priority and date (today, tomorrow, or the picker); personal or for the team. `today`
- * is the caller's (getMe); a new todo is due today once it is known.
+ * is the caller's (getMe); a new todo is due today.
  */
-export function AddTodo({ today, defaultTeam }: { today: string | undefined; defaultTeam: boolean }) {
+export function AddTodo({ today, defaultTeam }: { today: string; defaultTeam: boolean }) {
   const me = useMe();
   const qc = useQueryClient();
   const [title, setTitle] = useState('');
   const [priority, setPriority] = useState<Priority>('medium');
   const [due, setDue] = useState<string | null | undefined>(undefined);
-  // Due today by default: the caller's today, once getMe has said which day that is.
-  const dueOn = due === undefined ? (today ?? null) : due;
+  // Due today by default: the caller's today, as getMe says it.
+  const dueOn = due === undefined ? today : due;
   const [team, setTeam] = useState(defaultTeam);
   const add = useMutation({
     meta: { inline: true },
@@ -37,7 +37,7 @@ export function AddTodo({ today, defaultTeam }: { today: string | undefined; def
     e.preventDefault();
     if (title.trim()) add.mutate();
   };
-  const tomorrow = today === undefined ? undefined : addDays(today, 1);
+  const tomorrow = addDays(today, 1);
   return (
     <form className="panel add-todo" onSubmit={submit} aria-label="Add a todo">
       <div className="row">
@@ -55,10 +55,10 @@ export function AddTodo({ today, defaultTeam }: { today: string | undefined; def
           <button type="button" aria-pressed={dueOn === null} onClick={() => setDue(null)}>
             No date
           </button>
-          <button type="button" aria-pressed={today !== undefined && dueOn === today} disabled={today === undefined} onClick={() => setDue(today ?? null)}>
+          <button type="button" aria-pressed={dueOn === today} onClick={() => setDue(today)}>
             Today
           </button>
-          <button type="button" aria-pressed={tomorrow !== undefined && dueOn === tomorrow} disabled={tomorrow === undefined} onClick={() => setDue(tomorrow ?? null)}>
+          <button type="button" aria-pressed={dueOn === tomorrow} onClick={() => setDue(tomorrow)}>
             Tomorrow
           </button>
         </div>
